@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce: the kernel module (out-of-tree kbuild), the rdma-core provider and
+# the test programs, plus the lab's entry points.
+#
+#   make              module + provider + test programs
+#   make kunit        KUnit suites under UML (scripts/kunit)
+#   make check        every test: style, KUnit, the VM suite (scripts/check)
+#   make demo         boot the lab VM and show sroce0 (scripts/demo)
+#   make install      install module and provider on this host
+
+KVER ?= $(shell scripts/kver)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= $(CURDIR)/build
+KSRC_CACHE ?= $(or $(SROCE_CACHE),/var/tmp/sroce-cache)
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m
+
+CFLAGS_USER ?= -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	       -Wmissing-prototypes -Wstrict-prototypes
+PROVIDER_CFLAGS = $(CFLAGS_USER) -fPIC -fvisibility=hidden -I$(CURDIR)/uapi \
+		  -Iproviders/sroce
+
+PROVIDER_SRC = $(wildcard providers/sroce/*.c)
+PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
+PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
+TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
+
+.PHONY: all module provider test-progs kunit check demo install sparse \
+	checkpatch style clean
+
+all: module provider test-progs
+
+module:
+	$(KMAKE) W=1 modules
+
+provider: $(PROVIDER_SO) $(BUILD)/sroce.driver
+
+$(PROVIDER_SO): $(PROVIDER_SRC) $(PROVIDER_HDR) providers/sroce/sroce.map
+	@mkdir -p $(BUILD)
+	$(CC) $(PROVIDER_CFLAGS) -shared -o $@ $(PROVIDER_SRC) \
+		-Wl,--version-script=providers/sroce/sroce.map \
+		-Wl,-z,defs -libverbs
+
+$(BUILD)/sroce.driver:
+	@mkdir -p $(BUILD)
+	echo "driver sroce" > $@
+
+test-progs: $(TEST_PROGS)
+
+$(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h uapi/rdma/sroce-abi.h
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS_USER) -I$(CURDIR)/uapi -o $@ $< -libverbs -lpthread
+
+kunit:
+	scripts/kunit
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+sparse:
+	$(KMAKE) C=2 CHECK="sparse -Wno-decl" W=1 modules
+
+checkpatch:
+	scripts/checkpatch
+
+style: sparse checkpatch
+
+install: all
+	$(KMAKE) modules_install
+	depmod -a $(KVER)
+	install -D -m 0644 $(PROVIDER_SO) \
+		$(DESTDIR)$(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/libibverbs/libsroce-rdmav34.so
+	install -D -m 0644 $(BUILD)/sroce.driver $(DESTDIR)/etc/libibverbs.d/sroce.driver
+
+clean:
+	$(KMAKE) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device and port attributes, user contexts.
+ *
+ * Attributes are honest: a capability is advertised only once the driver
+ * implements it (Documentation/capabilities.rst lists what each raises).
+ */
+#include <linux/if_ether.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/sroce-abi.h>
+#include <sroce/mtu.h>
+#include <sroce/uabi.h>
+#include "sroce.h"
+
+int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int err;
+
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return err;
+
+	memset(attr, 0, sizeof(*attr));
+	addrconf_addr_eui48((u8 *)&attr->sys_image_guid, sdev->ndev->perm_addr);
+	attr->vendor_id = 0;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	return 0;
+}
+
+/* The port can carry traffic: netdev up with carrier and a usable MTU. */
+bool sroce_port_active(struct sroce_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	return netif_running(ndev) && netif_carrier_ok(ndev) &&
+	       READ_ONCE(ndev->mtu) >=
+		       SROCE_MIN_PATH_MTU + SROCE_MAX_ROCE_OVERHEAD;
+}
+
+int sroce_query_port(struct ib_device *ibdev, u32 port,
+		     struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	unsigned int mtu;
+	int err;
+
+	mtu = sroce_path_mtu_for_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
+
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = ib_mtu_int_to_enum(mtu);
+	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	attr->pkey_tbl_len = SROCE_PKEY_TABLE_LEN;
+	attr->max_vl_num = 1;
+	attr->ip_gids = true;
+	if (sroce_port_active(sdev)) {
+		attr->state = IB_PORT_ACTIVE;
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		attr->state = IB_PORT_DOWN;
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	}
+
+	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	if (err) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+/*
+ * Only the RoCEv2 protocol bit: the core fills the GID table from the
+ * netdev's addresses. MAD, CM and AF_IB arrive with the GSI QP.
+ */
+int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+			     struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	/* The core requires 0 here while the port has no MAD capability. */
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index >= SROCE_PKEY_TABLE_LEN)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SROCE_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_req req;
+	struct sroce_alloc_ucontext_resp resp;
+	int err;
+
+	err = sroce_udata_copy_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = sroce_uabi_check_ucontext_req(&req,
+					    SROCE_UCONTEXT_CAPS_REQUIRED);
+	if (err)
+		return err;
+
+	sroce_uabi_fill_ucontext_resp(&resp);
+	err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+	if (err)
+		return err;
+
+	sroce_obj_inc(SROCE_OBJ_UCONTEXT);
+	return 0;
+}
+
+void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	sroce_obj_dec(SROCE_OBJ_UCONTEXT);
+}
+
+/*
+ * Nothing of the driver's is mapped into the process yet; the core zaps
+ * user mappings itself. Having this op lets the core complete an
+ * unregistration while processes still hold the device open.
+ */
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static ssize_t sroce_abi_version_show(struct device *device,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SROCE_UVERBS_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(sroce_abi_version);
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_attributes[] = {
+	&dev_attr_sroce_abi_version.attr,
+	&dev_attr_parent.attr,
+	NULL
+};
+
+const struct attribute_group sroce_attr_group = {
+	.attrs = sroce_attributes,
+};

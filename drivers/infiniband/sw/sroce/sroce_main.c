@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce module: rdma link type "sroce", the device registry and netdev
+ * events.
+ *
+ * Device lifetime rules:
+ * - a sroce_dev is on sroce_devices from newlink until its dealloc_driver,
+ *   which the core runs once, at the end of the unregistration;
+ * - sroce_devices_lock is never held across ib_register_device() or any
+ *   unregistration (both take RTNL and core locks);
+ * - whoever unregisters holds either an ib_device_try_get() reference
+ *   (ib_unregister_device_and_put) or a kref on ibdev.dev
+ *   (ib_unregister_device), so the memory outlives the call;
+ * - a netdev going away sets ndev_gone under sroce_devices_lock, so a device
+ *   still being registered sees it when its registration ends.
+ */
+#include <linux/debugfs.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <net/addrconf.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/sroce-abi.h>
+#include "sroce.h"
+
+MODULE_AUTHOR("sroce developers");
+MODULE_DESCRIPTION("sroce: software RoCEv2 HCA");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");
+
+static LIST_HEAD(sroce_devices);
+static DEFINE_MUTEX(sroce_devices_lock);
+static struct workqueue_struct *sroce_wq;
+static struct dentry *sroce_debugfs;
+static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
+
+static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
+	[SROCE_OBJ_DEVICE] = "devices",
+	[SROCE_OBJ_UCONTEXT] = "ucontexts",
+	[SROCE_OBJ_PD] = "pds",
+};
+
+void sroce_obj_inc(enum sroce_obj_type type)
+{
+	atomic_inc(&sroce_obj_counts[type]);
+}
+
+void sroce_obj_dec(enum sroce_obj_type type)
+{
+	WARN_ON_ONCE(atomic_dec_return(&sroce_obj_counts[type]) < 0);
+}
+
+static int sroce_objects_show(struct seq_file *s, void *unused)
+{
+	int i;
+
+	for (i = 0; i < SROCE_OBJ_TYPE_COUNT; i++)
+		seq_printf(s, "%s %d\n", sroce_obj_names[i],
+			   atomic_read(&sroce_obj_counts[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_objects);
+
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	mutex_lock(&sroce_devices_lock);
+	list_del(&sdev->list);
+	mutex_unlock(&sroce_devices_lock);
+
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	ida_destroy(&sdev->pdn_ida);
+	sroce_obj_dec(SROCE_OBJ_DEVICE);
+}
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.device_group = &sroce_attr_group,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+static void sroce_unregister_work(struct work_struct *work)
+{
+	struct sroce_dev *sdev =
+		container_of(work, struct sroce_dev, unregister_work);
+
+	ib_unregister_device_and_put(&sdev->ibdev);
+}
+
+static struct sroce_dev *sroce_find_locked(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	lockdep_assert_held(&sroce_devices_lock);
+	list_for_each_entry(sdev, &sroce_devices, list)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+static bool sroce_netdev_supported(struct net_device *ndev)
+{
+	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
+}
+
+static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+	int err;
+
+	strscpy(ibdev->node_desc, SROCE_NODE_DESC, sizeof(ibdev->node_desc));
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->perm_addr);
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, sdev->ndev, SROCE_PORT);
+	if (err)
+		return err;
+	return ib_register_device(ibdev, ibdev_name, NULL);
+}
+
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	bool ndev_gone;
+	int err;
+
+	if (!sroce_netdev_supported(ndev))
+		return -EOPNOTSUPP;
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->ndev = ndev;
+	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
+	ida_init(&sdev->pdn_ida);
+	sdev->port_was_active = sroce_port_active(sdev);
+
+	mutex_lock(&sroce_devices_lock);
+	if (sroce_find_locked(ndev)) {
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED) {
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	list_add_tail(&sdev->list, &sroce_devices);
+	sroce_obj_inc(SROCE_OBJ_DEVICE);
+	mutex_unlock(&sroce_devices_lock);
+
+	/* Keeps sdev's memory across a concurrent unregistration. */
+	get_device(&sdev->ibdev.dev);
+	err = sroce_register(sdev, ibdev_name);
+	if (err) {
+		/* Calls sroce_dealloc_driver() once the ops are set. */
+		ib_dealloc_device(&sdev->ibdev);
+		goto out_put;
+	}
+
+	mutex_lock(&sroce_devices_lock);
+	ndev_gone = sdev->ndev_gone;
+	mutex_unlock(&sroce_devices_lock);
+	if (ndev_gone)
+		ib_unregister_device(&sdev->ibdev);
+out_put:
+	put_device(&sdev->ibdev.dev);
+	return err;
+
+err_unlock:
+	mutex_unlock(&sroce_devices_lock);
+	ida_destroy(&sdev->pdn_ida);
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_newlink,
+};
+
+/* Runs under RTNL: unregistration is deferred to sroce_wq. */
+static void sroce_netdev_gone(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	mutex_lock(&sroce_devices_lock);
+	sdev = sroce_find_locked(ndev);
+	if (sdev) {
+		sdev->ndev_gone = true;
+		if (ib_device_try_get(&sdev->ibdev) &&
+		    !queue_work(sroce_wq, &sdev->unregister_work))
+			ib_device_put(&sdev->ibdev);
+	}
+	mutex_unlock(&sroce_devices_lock);
+}
+
+static void sroce_netdev_state_changed(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	bool active;
+
+	mutex_lock(&sroce_devices_lock);
+	sdev = sroce_find_locked(ndev);
+	if (sdev && ib_device_try_get(&sdev->ibdev)) {
+		active = sroce_port_active(sdev);
+		if (active != sdev->port_was_active) {
+			sdev->port_was_active = active;
+			sroce_port_event(sdev, active ? IB_EVENT_PORT_ACTIVE :
+							IB_EVENT_PORT_ERR);
+		}
+		ib_device_put(&sdev->ibdev);
+	}
+	mutex_unlock(&sroce_devices_lock);
+}
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *arg)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		sroce_netdev_gone(ndev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sroce_netdev_state_changed(ndev);
+		break;
+	default:
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sroce_netdev_notifier = {
+	.notifier_call = sroce_netdev_event,
+};
+
+/*
+ * Unregisters every device, waiting for unregistrations other threads
+ * started. Called after rdma_link_unregister(), so no newlink is running.
+ */
+static void sroce_unregister_all(void)
+{
+	struct sroce_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&sroce_devices_lock);
+		sdev = list_first_entry_or_null(&sroce_devices,
+						struct sroce_dev, list);
+		if (sdev)
+			get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sroce_devices_lock);
+		if (!sdev)
+			break;
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
+
+	err = register_netdevice_notifier(&sroce_netdev_notifier);
+	if (err)
+		goto err_wq;
+
+	sroce_debugfs = debugfs_create_dir("sroce", NULL);
+	debugfs_create_file("objects", 0400, sroce_debugfs, NULL,
+			    &sroce_objects_fops);
+
+	rdma_link_register(&sroce_link_ops);
+	return 0;
+
+err_wq:
+	destroy_workqueue(sroce_wq);
+	return err;
+}
+
+static void __exit sroce_exit(void)
+{
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_unregister_all();
+	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	/* Queued unregistrations hold a device reference: all ran above. */
+	destroy_workqueue(sroce_wq);
+	debugfs_remove_recursive(sroce_debugfs);
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);

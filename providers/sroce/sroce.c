@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsroce: the rdma-core provider of sroce devices.
+ *
+ * The kernel driver registers with RDMA_DRIVER_UNKNOWN (it has no driver id
+ * of its own), so a device is claimed by name prefix and confirmed by the
+ * driver's own sysfs attribute sroce_abi_version.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sroce.h"
+
+static int sroce_query_device_ex(struct ibv_context *context,
+				 const struct ibv_query_device_ex_input *input,
+				 struct ibv_device_attr_ex *attr,
+				 size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "abi %u", SROCE_UVERBS_ABI_VERSION);
+	return 0;
+}
+
+static int sroce_query_port(struct ibv_context *context, uint8_t port,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *sroce_alloc_pd(struct ibv_context *context)
+{
+	struct sroce_cmd_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd;
+	struct sroce_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	pd->pdn = resp.drv.pdn;
+	return &pd->ibv_pd;
+}
+
+static int sroce_dealloc_pd(struct ibv_pd *ibv_pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(ibv_pd);
+	if (ret)
+		return ret;
+	free(to_spd(ibv_pd));
+	return 0;
+}
+
+static void sroce_free_context(struct ibv_context *ibv_ctx)
+{
+	struct sroce_context *ctx = to_sctx(ibv_ctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops sroce_context_ops = {
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+	.free_context = sroce_free_context,
+	.query_device_ex = sroce_query_device_ex,
+	.query_port = sroce_query_port,
+};
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_cmd_alloc_ucontext_resp resp = {};
+	struct sroce_cmd_alloc_ucontext cmd = {};
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = (struct sroce_context *)_verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sizeof(*ctx),
+		&((struct sroce_context *)NULL)->vctx, RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	cmd.drv.provider_caps = SROCE_PROVIDER_CAPS;
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		if (ret == EPROTO)
+			fprintf(stderr,
+				"libsroce: the sroce kernel driver requires ABI features this provider lacks; install the provider that matches the module\n");
+		goto err;
+	}
+	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: kernel answered with sroce ABI %u, this provider speaks %u\n",
+			resp.drv.abi_version, SROCE_UVERBS_ABI_VERSION);
+		ret = EPROTO;
+		goto err;
+	}
+	ctx->kernel_caps = resp.drv.kernel_caps;
+
+	verbs_set_ops(&ctx->vctx, &sroce_context_ops);
+	return &ctx->vctx;
+
+err:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * Claims a device only if the kernel driver's own attribute is there, so
+ * that a foreign device that happens to be named sroce* is left alone, and
+ * refuses, saying why, a driver that speaks another ABI version.
+ */
+static bool sroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char buf[16];
+	unsigned long abi;
+	char *end;
+
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev,
+				      "sroce_abi_version") <= 0)
+		return false;
+	abi = strtoul(buf, &end, 10);
+	if (abi != SROCE_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: kernel sroce ABI version %lu is not the %u this provider speaks; not binding\n",
+			abi, SROCE_UVERBS_ABI_VERSION);
+		return false;
+	}
+	return true;
+}
+
+static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *dev)
+{
+	struct sroce_device *sdev;
+
+	sdev = calloc(1, sizeof(*sdev));
+	if (!sdev)
+		return NULL;
+	return &sdev->vdev;
+}
+
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct sroce_device, vdev));
+}
+
+static const struct verbs_match_ent sroce_match_table[] = {
+	{
+		.u.modalias = "rdma_device:*N" SROCE_DRIVER_NAME "*",
+		.kind = VERBS_MATCH_MODALIAS,
+	},
+	{},
+};
+
+static const struct verbs_device_ops sroce_device_ops = {
+	.name = SROCE_DRIVER_NAME,
+	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_table = sroce_match_table,
+	.match_device = sroce_match_device,
+	.alloc_device = sroce_alloc_device,
+	.uninit_device = sroce_uninit_device,
+	.alloc_context = sroce_alloc_context,
+};
+
+static void __attribute__((constructor)) sroce_register_driver(void)
+{
+	verbs_register_driver_34(&sroce_device_ops);
+}
