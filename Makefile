@@ -46,7 +46,14 @@ $(BUILD)/sroce.driver:
 	@mkdir -p $(BUILD)
 	echo "driver sroce" > $@
 
-test-progs: $(TEST_PROGS)
+test-progs: $(TEST_PROGS) $(BUILD)/tests/abi2/libsroce-rdmav34.so
+
+# A provider speaking ABI 2, which must refuse today's kernel (tests/vm).
+$(BUILD)/tests/abi2/libsroce-rdmav34.so: $(PROVIDER_SRC) $(PROVIDER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROVIDER_CFLAGS) -DSROCE_PROVIDER_ABI=2 -shared -o $@ \
+		$(PROVIDER_SRC) -Wl,--version-script=providers/sroce/sroce.map \
+		-Wl,-z,defs -libverbs
 
 $(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h uapi/rdma/sroce-abi.h
 	@mkdir -p $(BUILD)/tests

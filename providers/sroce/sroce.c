@@ -27,7 +27,7 @@ static int sroce_query_device_ex(struct ibv_context *context,
 		return ret;
 
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "abi %u", SROCE_UVERBS_ABI_VERSION);
+		 "abi %u", SROCE_PROVIDER_ABI);
 	return 0;
 }
 
@@ -114,10 +114,10 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 				"libsroce: the sroce kernel driver requires ABI features this provider lacks; install the provider that matches the module\n");
 		goto err;
 	}
-	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION) {
+	if (resp.drv.abi_version != SROCE_PROVIDER_ABI) {
 		fprintf(stderr,
 			"libsroce: kernel answered with sroce ABI %u, this provider speaks %u\n",
-			resp.drv.abi_version, SROCE_UVERBS_ABI_VERSION);
+			resp.drv.abi_version, SROCE_PROVIDER_ABI);
 		ret = EPROTO;
 		goto err;
 	}
@@ -148,10 +148,10 @@ static bool sroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
 				      "sroce_abi_version") <= 0)
 		return false;
 	abi = strtoul(buf, &end, 10);
-	if (abi != SROCE_UVERBS_ABI_VERSION) {
+	if (abi != SROCE_PROVIDER_ABI) {
 		fprintf(stderr,
 			"libsroce: kernel sroce ABI version %lu is not the %u this provider speaks; not binding\n",
-			abi, SROCE_UVERBS_ABI_VERSION);
+			abi, SROCE_PROVIDER_ABI);
 		return false;
 	}
 	return true;
@@ -182,8 +182,8 @@ static const struct verbs_match_ent sroce_match_table[] = {
 
 static const struct verbs_device_ops sroce_device_ops = {
 	.name = SROCE_DRIVER_NAME,
-	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
-	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_min_abi_version = SROCE_PROVIDER_ABI,
+	.match_max_abi_version = SROCE_PROVIDER_ABI,
 	.match_table = sroce_match_table,
 	.match_device = sroce_match_device,
 	.alloc_device = sroce_alloc_device,

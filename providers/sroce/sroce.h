@@ -7,6 +7,13 @@
 #include "verbs_private.h"
 
 #define SROCE_DRIVER_NAME "sroce"
+/*
+ * The uverbs ABI this provider speaks. Only tests override it, to build a
+ * provider that must refuse today's kernel.
+ */
+#ifndef SROCE_PROVIDER_ABI
+#define SROCE_PROVIDER_ABI SROCE_UVERBS_ABI_VERSION
+#endif
 /* Every enum sroce_ucontext_cap bit this provider understands. */
 #define SROCE_PROVIDER_CAPS 0ULL
 

@@ -16,7 +16,6 @@
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
 	int err;
 
 	err = sroce_udata_expect_no_req(udata);
@@ -24,7 +23,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		return err;
 
 	memset(attr, 0, sizeof(*attr));
-	addrconf_addr_eui48((u8 *)&attr->sys_image_guid, sdev->ndev->perm_addr);
+	attr->sys_image_guid = ibdev->node_guid;
 	attr->vendor_id = 0;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

@@ -130,7 +130,7 @@ static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
-	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->perm_addr);
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->dev_addr);
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 
 	err = ib_device_set_netdev(ibdev, sdev->ndev, SROCE_PORT);

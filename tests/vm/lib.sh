@@ -1,0 +1,77 @@
+# Helpers for the VM tests; sourced by each tests/vm/t_*.sh. Tests print
+# "ok - ..." / "not ok - ..." lines (tests/vm/run counts them) and run as
+# root inside the lab VM, where the host is out of reach (no NIC at all).
+set -u
+T=$SROCE_BUILD/tests
+OBJECTS=/sys/kernel/debug/sroce/objects
+failures=0
+
+check() {	# check DESCRIPTION CMD...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		failures=$((failures + 1))
+	fi
+}
+
+check_eq() {	# check_eq DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1: expected '$2', got '$3'"
+		failures=$((failures + 1))
+	fi
+}
+
+finish() {
+	exit $((failures > 0))
+}
+
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
+dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
+dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }
+module_loaded() { [ -d /sys/module/sroce ]; }
+module_unloaded() { [ ! -d /sys/module/sroce ]; }
+
+# make_veth NAME: a veth pair NAME <-> NAMEp, both up; NAME gets
+# 192.0.2.N/24 and 2001:db8::N/64 for the pair's index N.
+make_veth() {
+	local n=${2:-1}
+	ip link add "$1" type veth peer name "${1}p"
+	ip link set "${1}p" up
+	ip link set "$1" up
+	ip addr add "192.0.2.$n/24" dev "$1"
+	ip -6 addr add "2001:db8::$n/64" dev "$1" nodad
+}
+
+# objects TYPE: live driver objects of TYPE (devices, ucontexts, pds).
+objects() {
+	awk -v t="$1" '$1 == t { print $2 }' "$OBJECTS"
+}
+
+objects_zero() {
+	[ "$(objects devices)" = 0 ] && [ "$(objects ucontexts)" = 0 ] &&
+		[ "$(objects pds)" = 0 ]
+}
+
+# devinfo DEV KEY: one value printed by devinfo_check.
+devinfo() {
+	"$T/devinfo_check" "$1" | awk -v k="$2" '$1 == k { print $2; exit }'
+}
+
+# wait_line FILE PATTERN SECONDS: waits until FILE has a line matching.
+wait_line() {
+	wait_for "$3" grep -q -- "$2" "$1"
+}
