@@ -45,7 +45,7 @@ struct sroce_dev {
 	bool ndev_gone;
 	/* Port state last reported in an event; guarded likewise. */
 	bool port_was_active;
-	atomic_t num_pd;
+	/* Numbers of live PDs; bounded by SROCE_MAX_PD. */
 	struct ida pdn_ida;
 };
 

@@ -16,28 +16,21 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (err)
 		return err;
 
-	if (atomic_inc_return(&sdev->num_pd) > SROCE_MAX_PD) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	/* The pdn space is the PD limit: max_pd numbers, 1 to max_pd. */
 	err = ida_alloc_range(&sdev->pdn_ida, 1, SROCE_MAX_PD, GFP_KERNEL);
 	if (err < 0)
-		goto err_count;
+		return err == -ENOSPC ? -ENOMEM : err;
 	pd->pdn = err;
 
 	resp.pdn = pd->pdn;
 	err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_pdn;
+	if (err) {
+		ida_free(&sdev->pdn_ida, pd->pdn);
+		return err;
+	}
 
 	sroce_obj_inc(SROCE_OBJ_PD);
 	return 0;
-
-err_pdn:
-	ida_free(&sdev->pdn_ida, pd->pdn);
-err_count:
-	atomic_dec(&sdev->num_pd);
-	return err;
 }
 
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -46,7 +39,6 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct sroce_pd *pd = to_spd(ibpd);
 
 	ida_free(&sdev->pdn_ida, pd->pdn);
-	atomic_dec(&sdev->num_pd);
 	sroce_obj_dec(SROCE_OBJ_PD);
 	return 0;
 }
