@@ -13,7 +13,7 @@ ip link set "\$if" up
 ip addr add $1/24 dev "\$if"
 ok=0
 for i in \$(seq 1 90); do
-	if ping -c 1 -W 1 $2 > /dev/null 2>&1; then ok=1; break; fi
+	if busybox ping -c 1 -W 1 $2 > /dev/null 2>&1; then ok=1; break; fi
 done
 echo "ping $2: \$ok"
 sleep 8		# stay up while the peer pings us
