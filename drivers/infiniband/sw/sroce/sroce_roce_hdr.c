@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 transport headers: opcode table, parser, builder
+ * (see include/sroce/roce_hdr.h).
+ *
+ * BTH layout (big-endian):
+ *   byte 0      OpCode
+ *   byte 1      SE(7) M(6) PadCnt(5:4) TVer(3:0)
+ *   bytes 2-3   P_Key
+ *   byte 4      FECN(7) BECN(6) reserved(5:0)
+ *   bytes 5-7   DestQP
+ *   byte 8      AckReq(7) reserved(6:0)
+ *   bytes 9-11  PSN
+ */
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+#include <sroce/roce_hdr.h>
+
+/* Short names for the table below only. */
+#define REQ SROCE_HDR_REQUEST
+#define RSP SROCE_HDR_RESPONSE
+#define PL SROCE_HDR_PAYLOAD
+#define UC SROCE_OPC_UC
+#define UD SROCE_OPC_UD
+#define DETH SROCE_HDR_DETH
+#define RETH SROCE_HDR_RETH
+#define ATMETH SROCE_HDR_ATMETH
+#define AETH SROCE_HDR_AETH
+#define ATMACK SROCE_HDR_ATMACK
+#define IMMDT SROCE_HDR_IMMDT
+#define IETH SROCE_HDR_IETH
+#define FIRST SROCE_HDR_FIRST
+#define MIDDLE SROCE_HDR_MIDDLE
+#define LAST SROCE_HDR_LAST
+#define ONLY SROCE_HDR_ONLY
+
+static const struct sroce_opcode_info sroce_opcodes[256] = {
+	[SROCE_OP_SEND_FIRST] = { "RC_SEND_FIRST", REQ | PL | FIRST },
+	[SROCE_OP_SEND_MIDDLE] = { "RC_SEND_MIDDLE", REQ | PL | MIDDLE },
+	[SROCE_OP_SEND_LAST] = { "RC_SEND_LAST", REQ | PL | LAST },
+	[SROCE_OP_SEND_LAST_IMM] = { "RC_SEND_LAST_IMM", REQ | PL | LAST | IMMDT },
+	[SROCE_OP_SEND_ONLY] = { "RC_SEND_ONLY", REQ | PL | ONLY },
+	[SROCE_OP_SEND_ONLY_IMM] = { "RC_SEND_ONLY_IMM", REQ | PL | ONLY | IMMDT },
+	[SROCE_OP_WRITE_FIRST] = { "RC_WRITE_FIRST", REQ | PL | FIRST | RETH },
+	[SROCE_OP_WRITE_MIDDLE] = { "RC_WRITE_MIDDLE", REQ | PL | MIDDLE },
+	[SROCE_OP_WRITE_LAST] = { "RC_WRITE_LAST", REQ | PL | LAST },
+	[SROCE_OP_WRITE_LAST_IMM] = { "RC_WRITE_LAST_IMM", REQ | PL | LAST | IMMDT },
+	[SROCE_OP_WRITE_ONLY] = { "RC_WRITE_ONLY", REQ | PL | ONLY | RETH },
+	[SROCE_OP_WRITE_ONLY_IMM] = { "RC_WRITE_ONLY_IMM", REQ | PL | ONLY | RETH | IMMDT },
+	[SROCE_OP_READ_REQUEST] = { "RC_READ_REQUEST", REQ | ONLY | RETH },
+	[SROCE_OP_READ_RESP_FIRST] = { "RC_READ_RESP_FIRST", RSP | PL | FIRST | AETH },
+	[SROCE_OP_READ_RESP_MIDDLE] = { "RC_READ_RESP_MIDDLE", RSP | PL | MIDDLE },
+	[SROCE_OP_READ_RESP_LAST] = { "RC_READ_RESP_LAST", RSP | PL | LAST | AETH },
+	[SROCE_OP_READ_RESP_ONLY] = { "RC_READ_RESP_ONLY", RSP | PL | ONLY | AETH },
+	[SROCE_OP_ACK] = { "RC_ACK", RSP | ONLY | AETH },
+	[SROCE_OP_ATOMIC_ACK] = { "RC_ATOMIC_ACK", RSP | ONLY | AETH | ATMACK },
+	[SROCE_OP_CMP_SWAP] = { "RC_CMP_SWAP", REQ | ONLY | ATMETH },
+	[SROCE_OP_FETCH_ADD] = { "RC_FETCH_ADD", REQ | ONLY | ATMETH },
+	[SROCE_OP_SEND_LAST_INV] = { "RC_SEND_LAST_INV", REQ | PL | LAST | IETH },
+	[SROCE_OP_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV", REQ | PL | ONLY | IETH },
+	[UC | SROCE_OP_SEND_FIRST] = { "UC_SEND_FIRST", REQ | PL | FIRST },
+	[UC | SROCE_OP_SEND_MIDDLE] = { "UC_SEND_MIDDLE", REQ | PL | MIDDLE },
+	[UC | SROCE_OP_SEND_LAST] = { "UC_SEND_LAST", REQ | PL | LAST },
+	[UC | SROCE_OP_SEND_LAST_IMM] = { "UC_SEND_LAST_IMM", REQ | PL | LAST | IMMDT },
+	[UC | SROCE_OP_SEND_ONLY] = { "UC_SEND_ONLY", REQ | PL | ONLY },
+	[UC | SROCE_OP_SEND_ONLY_IMM] = { "UC_SEND_ONLY_IMM", REQ | PL | ONLY | IMMDT },
+	[UC | SROCE_OP_WRITE_FIRST] = { "UC_WRITE_FIRST", REQ | PL | FIRST | RETH },
+	[UC | SROCE_OP_WRITE_MIDDLE] = { "UC_WRITE_MIDDLE", REQ | PL | MIDDLE },
+	[UC | SROCE_OP_WRITE_LAST] = { "UC_WRITE_LAST", REQ | PL | LAST },
+	[UC | SROCE_OP_WRITE_LAST_IMM] = { "UC_WRITE_LAST_IMM", REQ | PL | LAST | IMMDT },
+	[UC | SROCE_OP_WRITE_ONLY] = { "UC_WRITE_ONLY", REQ | PL | ONLY | RETH },
+	[UC | SROCE_OP_WRITE_ONLY_IMM] = { "UC_WRITE_ONLY_IMM", REQ | PL | ONLY | RETH | IMMDT },
+	[UD | SROCE_OP_SEND_ONLY] = { "UD_SEND_ONLY", REQ | PL | ONLY | DETH },
+	[UD | SROCE_OP_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM", REQ | PL | ONLY | DETH | IMMDT },
+};
+
+#undef REQ
+#undef RSP
+#undef PL
+#undef UC
+#undef UD
+#undef DETH
+#undef RETH
+#undef ATMETH
+#undef AETH
+#undef ATMACK
+#undef IMMDT
+#undef IETH
+#undef FIRST
+#undef MIDDLE
+#undef LAST
+#undef ONLY
+
+/* Length of each extension header, by its bit in enum sroce_hdr_flag. */
+static const u8 sroce_ext_hdr_len[] = {
+	SROCE_DETH_LEN, SROCE_RETH_LEN, SROCE_ATMETH_LEN, SROCE_AETH_LEN,
+	SROCE_ATMACK_LEN, SROCE_IMMDT_LEN, SROCE_IETH_LEN,
+};
+
+size_t sroce_opcode_hdr_len(const struct sroce_opcode_info *info)
+{
+	size_t len = SROCE_BTH_LEN;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sroce_ext_hdr_len); i++)
+		if (info->flags & BIT(i))
+			len += sroce_ext_hdr_len[i];
+	return len;
+}
+
+const struct sroce_opcode_info *sroce_opcode_info(u8 opcode)
+{
+	const struct sroce_opcode_info *info = &sroce_opcodes[opcode];
+
+	return info->name ? info : NULL;
+}
+
+/*
+ * Rule: extension headers follow the BTH in the order of enum
+ * sroce_hdr_flag (DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH),
+ * each present only when the opcode's flags say so.
+ */
+enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
+				    struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info;
+	const u8 *p;
+	size_t rest;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (len < SROCE_BTH_LEN + SROCE_ICRC_LEN)
+		return SROCE_PKT_TOO_SHORT;
+
+	pkt->opcode = buf[0];
+	info = sroce_opcode_info(pkt->opcode);
+	if (!info)
+		return SROCE_PKT_BAD_OPCODE;
+	if (buf[1] & 0x0f)
+		return SROCE_PKT_BAD_TVER;
+	if (len < sroce_opcode_hdr_len(info) + SROCE_ICRC_LEN)
+		return SROCE_PKT_TOO_SHORT;
+
+	pkt->solicited = buf[1] & 0x80;
+	pkt->migreq = buf[1] & 0x40;
+	pkt->pad = (buf[1] >> 4) & 0x3;
+	pkt->pkey = get_unaligned_be16(buf + 2);
+	pkt->fecn = buf[4] & 0x80;
+	pkt->becn = buf[4] & 0x40;
+	pkt->dest_qpn = get_unaligned_be32(buf + 4) & 0xffffff;
+	pkt->ack_req = buf[8] & 0x80;
+	pkt->psn = get_unaligned_be32(buf + 8) & 0xffffff;
+
+	p = buf + SROCE_BTH_LEN;
+	if (info->flags & SROCE_HDR_DETH) {
+		pkt->deth_qkey = get_unaligned_be32(p);
+		pkt->deth_src_qpn = get_unaligned_be32(p + 4) & 0xffffff;
+		p += SROCE_DETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_RETH) {
+		pkt->reth_va = get_unaligned_be64(p);
+		pkt->reth_rkey = get_unaligned_be32(p + 8);
+		pkt->reth_len = get_unaligned_be32(p + 12);
+		p += SROCE_RETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_ATMETH) {
+		pkt->atm_va = get_unaligned_be64(p);
+		pkt->atm_rkey = get_unaligned_be32(p + 8);
+		pkt->atm_swap_add = get_unaligned_be64(p + 12);
+		pkt->atm_compare = get_unaligned_be64(p + 20);
+		p += SROCE_ATMETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_AETH) {
+		pkt->aeth_syndrome = p[0];
+		pkt->aeth_msn = get_unaligned_be32(p) & 0xffffff;
+		p += SROCE_AETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_ATMACK) {
+		pkt->atmack_orig = get_unaligned_be64(p);
+		p += SROCE_ATMACK_LEN;
+	}
+	if (info->flags & SROCE_HDR_IMMDT) {
+		pkt->imm = get_unaligned_be32(p);
+		p += SROCE_IMMDT_LEN;
+	}
+	if (info->flags & SROCE_HDR_IETH) {
+		pkt->ieth_rkey = get_unaligned_be32(p);
+		p += SROCE_IETH_LEN;
+	}
+	pkt->hdr_len = p - buf;
+
+	rest = len - pkt->hdr_len - SROCE_ICRC_LEN;
+	if (!(info->flags & SROCE_HDR_PAYLOAD)) {
+		if (pkt->pad)
+			return SROCE_PKT_BAD_PAD;
+		if (rest)
+			return SROCE_PKT_BAD_PAYLOAD;
+	}
+	if (rest < pkt->pad)
+		return SROCE_PKT_TOO_SHORT;
+	pkt->payload_len = rest - pkt->pad;
+	return SROCE_PKT_OK;
+}
+
+size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(pkt->opcode);
+	u8 *p;
+
+	if (!info)
+		return 0;
+
+	buf[0] = pkt->opcode;
+	buf[1] = (pkt->solicited ? 0x80 : 0) | (pkt->migreq ? 0x40 : 0) |
+		 ((pkt->pad & 0x3) << 4);
+	put_unaligned_be16(pkt->pkey, buf + 2);
+	put_unaligned_be32((pkt->fecn ? BIT(31) : 0) |
+			   (pkt->becn ? BIT(30) : 0) |
+			   (pkt->dest_qpn & 0xffffff), buf + 4);
+	put_unaligned_be32((pkt->ack_req ? BIT(31) : 0) |
+			   (pkt->psn & 0xffffff), buf + 8);
+
+	p = buf + SROCE_BTH_LEN;
+	if (info->flags & SROCE_HDR_DETH) {
+		put_unaligned_be32(pkt->deth_qkey, p);
+		put_unaligned_be32(pkt->deth_src_qpn & 0xffffff, p + 4);
+		p += SROCE_DETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_RETH) {
+		put_unaligned_be64(pkt->reth_va, p);
+		put_unaligned_be32(pkt->reth_rkey, p + 8);
+		put_unaligned_be32(pkt->reth_len, p + 12);
+		p += SROCE_RETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_ATMETH) {
+		put_unaligned_be64(pkt->atm_va, p);
+		put_unaligned_be32(pkt->atm_rkey, p + 8);
+		put_unaligned_be64(pkt->atm_swap_add, p + 12);
+		put_unaligned_be64(pkt->atm_compare, p + 20);
+		p += SROCE_ATMETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_AETH) {
+		put_unaligned_be32(((u32)pkt->aeth_syndrome << 24) |
+				   (pkt->aeth_msn & 0xffffff), p);
+		p += SROCE_AETH_LEN;
+	}
+	if (info->flags & SROCE_HDR_ATMACK) {
+		put_unaligned_be64(pkt->atmack_orig, p);
+		p += SROCE_ATMACK_LEN;
+	}
+	if (info->flags & SROCE_HDR_IMMDT) {
+		put_unaligned_be32(pkt->imm, p);
+		p += SROCE_IMMDT_LEN;
+	}
+	if (info->flags & SROCE_HDR_IETH) {
+		put_unaligned_be32(pkt->ieth_rkey, p);
+		p += SROCE_IETH_LEN;
+	}
+	return p - buf;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The invariant CRC (ICRC) of a RoCEv2 packet (IBTA annex A17).
+ *
+ * Pure layer: no ib_core, no skb. The ICRC is a CRC-32 (the Ethernet
+ * polynomial, reflected, as crc32_le computes it) over: 64 bits of ones
+ * standing in for the InfiniBand LRH; the IP header with the fields a
+ * router may change set to ones (IPv4: TOS, TTL, header checksum; IPv6:
+ * traffic class, flow label, hop limit); the UDP header with its checksum
+ * set to ones; the BTH with its reserved byte 4 (FECN, BECN, resv6) set to
+ * ones; then the rest of the transport headers, the payload and the pad.
+ * The complement of that CRC follows the pad, least significant byte first.
+ */
+#ifndef SROCE_ICRC_H
+#define SROCE_ICRC_H
+
+#include <linux/types.h>
+
+/*
+ * CRC state after the masked IP, UDP and BTH headers of the packet whose
+ * IP header starts at l3 (IPv4 without options or IPv6, told apart by the
+ * version nibble). l3_len must cover at least those headers; returns false
+ * if it does not or the IP version is neither 4 nor 6.
+ */
+bool sroce_icrc_begin(const u8 *l3, size_t l3_len, u32 *crc, size_t *done);
+
+/*
+ * ICRC of a whole linear packet: l3 points at the IP header, l3_len runs
+ * to the end of the pad (the ICRC itself excluded). Returns false as
+ * sroce_icrc_begin() does.
+ */
+bool sroce_icrc_linear(const u8 *l3, size_t l3_len, u32 *icrc);
+
+#endif /* SROCE_ICRC_H */

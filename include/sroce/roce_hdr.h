@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * InfiniBand transport headers as RoCEv2 carries them in UDP (IBTA vol. 1
+ * ch. 9 and annex A17): the base transport header (BTH), its extension
+ * headers and the opcode table that says which of them each packet has.
+ *
+ * Pure layer: no ib_core, no skb. Parsing works on an untrusted byte
+ * buffer (the UDP payload, ICRC included) and either fully validates the
+ * layout or names why the packet must be dropped.
+ */
+#ifndef SROCE_ROCE_HDR_H
+#define SROCE_ROCE_HDR_H
+
+#include <linux/types.h>
+
+#define SROCE_ROCE_UDP_PORT 4791
+
+#define SROCE_BTH_LEN 12
+#define SROCE_DETH_LEN 8
+#define SROCE_RETH_LEN 16
+#define SROCE_ATMETH_LEN 28
+#define SROCE_AETH_LEN 4
+#define SROCE_ATMACK_LEN 8
+#define SROCE_IMMDT_LEN 4
+#define SROCE_IETH_LEN 4
+#define SROCE_ICRC_LEN 4
+
+/* Transport service in the top three opcode bits. */
+#define SROCE_OPC_RC 0x00
+#define SROCE_OPC_UC 0x20
+#define SROCE_OPC_UD 0x60
+#define SROCE_OPC_SERVICE_MASK 0xe0
+
+enum sroce_opcode {
+	SROCE_OP_SEND_FIRST = 0x00,
+	SROCE_OP_SEND_MIDDLE = 0x01,
+	SROCE_OP_SEND_LAST = 0x02,
+	SROCE_OP_SEND_LAST_IMM = 0x03,
+	SROCE_OP_SEND_ONLY = 0x04,
+	SROCE_OP_SEND_ONLY_IMM = 0x05,
+	SROCE_OP_WRITE_FIRST = 0x06,
+	SROCE_OP_WRITE_MIDDLE = 0x07,
+	SROCE_OP_WRITE_LAST = 0x08,
+	SROCE_OP_WRITE_LAST_IMM = 0x09,
+	SROCE_OP_WRITE_ONLY = 0x0a,
+	SROCE_OP_WRITE_ONLY_IMM = 0x0b,
+	SROCE_OP_READ_REQUEST = 0x0c,
+	SROCE_OP_READ_RESP_FIRST = 0x0d,
+	SROCE_OP_READ_RESP_MIDDLE = 0x0e,
+	SROCE_OP_READ_RESP_LAST = 0x0f,
+	SROCE_OP_READ_RESP_ONLY = 0x10,
+	SROCE_OP_ACK = 0x11,
+	SROCE_OP_ATOMIC_ACK = 0x12,
+	SROCE_OP_CMP_SWAP = 0x13,
+	SROCE_OP_FETCH_ADD = 0x14,
+	SROCE_OP_SEND_LAST_INV = 0x16,
+	SROCE_OP_SEND_ONLY_INV = 0x17,
+};
+
+/* What a packet of an opcode carries after the BTH, in wire order. */
+enum sroce_hdr_flag {
+	SROCE_HDR_DETH = BIT(0),
+	SROCE_HDR_RETH = BIT(1),
+	SROCE_HDR_ATMETH = BIT(2),
+	SROCE_HDR_AETH = BIT(3),
+	SROCE_HDR_ATMACK = BIT(4),
+	SROCE_HDR_IMMDT = BIT(5),
+	SROCE_HDR_IETH = BIT(6),
+	SROCE_HDR_PAYLOAD = BIT(7),	/* may carry payload */
+	/* Position of the packet in its message. */
+	SROCE_HDR_FIRST = BIT(8),
+	SROCE_HDR_MIDDLE = BIT(9),
+	SROCE_HDR_LAST = BIT(10),
+	SROCE_HDR_ONLY = SROCE_HDR_FIRST | SROCE_HDR_LAST,
+	/* Direction: a request (requester -> responder) or a response. */
+	SROCE_HDR_REQUEST = BIT(11),
+	SROCE_HDR_RESPONSE = BIT(12),
+};
+
+struct sroce_opcode_info {
+	const char *name;
+	u16 flags;		/* enum sroce_hdr_flag */
+};
+
+/* NULL for an opcode sroce does not speak (RD, XRC, CNP, reserved). */
+const struct sroce_opcode_info *sroce_opcode_info(u8 opcode);
+/* Length of the BTH and the extension headers of an opcode. */
+size_t sroce_opcode_hdr_len(const struct sroce_opcode_info *info);
+
+/* A parsed packet: every field in host order. */
+struct sroce_pkt {
+	u8 opcode;
+	bool solicited;		/* BTH.SE */
+	bool migreq;		/* BTH.M */
+	u8 pad;			/* BTH.PadCnt */
+	u16 pkey;
+	bool fecn;
+	bool becn;
+	u32 dest_qpn;
+	bool ack_req;		/* BTH.A */
+	u32 psn;
+
+	u32 deth_qkey;
+	u32 deth_src_qpn;
+	u64 reth_va;
+	u32 reth_rkey;
+	u32 reth_len;
+	u64 atm_va;
+	u32 atm_rkey;
+	u64 atm_swap_add;
+	u64 atm_compare;
+	u8 aeth_syndrome;
+	u32 aeth_msn;
+	u64 atmack_orig;
+	u32 imm;		/* ImmDt, as the 32 bits appear on the wire */
+	u32 ieth_rkey;
+
+	u16 hdr_len;		/* BTH and extension headers */
+	u32 payload_len;	/* payload without pad and ICRC */
+};
+
+/* Why a packet was dropped; each reason has its own counter. */
+enum sroce_pkt_drop {
+	SROCE_PKT_OK = 0,
+	SROCE_PKT_TOO_SHORT,	/* shorter than its headers and ICRC */
+	SROCE_PKT_BAD_OPCODE,	/* opcode sroce does not speak */
+	SROCE_PKT_BAD_TVER,	/* transport header version not 0 */
+	SROCE_PKT_BAD_PAD,	/* pad on a packet without payload */
+	SROCE_PKT_BAD_PAYLOAD,	/* payload where the opcode has none */
+	SROCE_PKT_DROP_REASONS
+};
+
+enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
+				    struct sroce_pkt *pkt);
+/*
+ * Writes the BTH and extension headers of pkt->opcode into buf (which has
+ * room for the opcode's hdr_len) and returns that length, or 0 for an
+ * opcode sroce does not speak.
+ */
+size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt);
+
+#endif /* SROCE_ROCE_HDR_H */
