@@ -24,7 +24,7 @@ static void sroce_abi_ucontext_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_alloc_ucontext_req, provider_caps), 8);
 	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_alloc_ucontext_req, provider_caps), 8);
 
-	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_alloc_ucontext_resp), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_alloc_ucontext_resp), 40);
 	KUNIT_EXPECT_EQ(test, __alignof__(struct sroce_alloc_ucontext_resp), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_alloc_ucontext_resp, comp_mask), 0);
 	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_alloc_ucontext_resp, comp_mask), 4);

@@ -42,11 +42,183 @@ struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
 	__aligned_u64 kernel_caps;	/* enum sroce_ucontext_cap bits */
 	__aligned_u64 required_caps;	/* caps a provider must understand */
+	/* The engine status page (struct sroce_engine_status), read-only. */
+	__aligned_u64 status_mmap_offset;
+	__u32 status_mmap_len;
+	__u32 max_inline_data;
 };
 
 struct sroce_alloc_pd_resp {
 	__u32 comp_mask;
 	__u32 pdn;	/* device-unique protection domain number */
+};
+
+/*
+ * Queue memory
+ * ============
+ *
+ * Every work queue (SQ, RQ) and completion queue is one kernel-allocated
+ * mapping: a struct sroce_queue_hdr, then 2^log_slots slots of
+ * 2^log_slot_size bytes each, starting at SROCE_QUEUE_SLOTS_OFFSET.
+ *
+ * Indices are free-running 32-bit counters; slot = index & (slots - 1).
+ * Each side writes only its own index and reads the other's with acquire
+ * semantics; it publishes its own with release semantics after the slot
+ * contents. The kernel keeps private copies of the indices it owns and
+ * treats everything userspace can write as untrusted: it copies each WQE
+ * once into kernel memory, validates the copy and masks every index.
+ */
+#define SROCE_QUEUE_SLOTS_OFFSET 256
+
+struct sroce_queue_hdr {
+	__u32 producer;		/* WQ: userspace; CQ: kernel */
+	__u32 reserved_20[15];
+	__u32 consumer;		/* WQ: kernel; CQ: userspace */
+	__u32 reserved_220[15];
+	/*
+	 * CQ only, written by userspace: (sequence << 1) | solicited_only.
+	 * A new sequence arms the CQ for one completion event; the kernel
+	 * raises it for the next completion written after it saw the arm
+	 * (only a solicited or error completion if solicited_only is set).
+	 */
+	__u32 cq_arm;
+	__u32 reserved_420[15];
+	__u32 reserved_600[16];
+};
+
+/*
+ * The engine status page, mapped read-only into every user context. The
+ * engine serving a QP runs worker sroce_create_qp_resp.worker; when it is
+ * about to sleep it sets SROCE_WORKER_NEED_WAKEUP in words[worker], issues
+ * a full barrier and checks the producer indices once more. A provider
+ * that published new WQEs issues a full barrier, reads the word and, only
+ * if the flag is set, kicks the engine with one system call (a POST_SEND
+ * command for the QP with no work requests).
+ */
+#define SROCE_MAX_WORKERS 64
+#define SROCE_WORKER_NEED_WAKEUP 1U
+
+struct sroce_engine_status {
+	__u32 words[SROCE_MAX_WORKERS];
+};
+
+/* Send work request opcodes (the value of sroce_wqe_ctrl.opcode). */
+enum sroce_wqe_opcode {
+	SROCE_WQE_SEND = 0,
+	SROCE_WQE_SEND_IMM = 1,
+	SROCE_WQE_RDMA_WRITE = 2,
+	SROCE_WQE_RDMA_WRITE_IMM = 3,
+	SROCE_WQE_RDMA_READ = 4,
+	SROCE_WQE_ATOMIC_CMP_SWP = 5,
+	SROCE_WQE_ATOMIC_FETCH_ADD = 6,
+	SROCE_WQE_OPCODE_COUNT
+};
+
+enum sroce_wqe_flags {
+	SROCE_WQE_SIGNALED = 1 << 0,
+	SROCE_WQE_FENCE = 1 << 1,
+	SROCE_WQE_SOLICITED = 1 << 2,
+	SROCE_WQE_INLINE = 1 << 3,
+};
+
+/*
+ * A send WQE: one 64-byte basic block (control, remote address and atomic
+ * segments, always present), then num_sge data segments or inline_len
+ * bytes of inline data.
+ */
+struct sroce_wqe_ctrl {
+	__u8 opcode;		/* enum sroce_wqe_opcode */
+	__u8 flags;		/* enum sroce_wqe_flags */
+	__u8 num_sge;		/* 0 when SROCE_WQE_INLINE is set */
+	__u8 reserved_18;
+	__u32 inline_len;	/* only with SROCE_WQE_INLINE */
+	__aligned_u64 wr_id;
+	__u32 imm_data;		/* as it goes on the wire (big-endian) */
+	__u32 reserved_a0;
+	__aligned_u64 reserved_c0;
+};
+
+struct sroce_wqe_raddr {
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 reserved_60;
+};
+
+struct sroce_wqe_atomic {
+	__aligned_u64 swap_add;		/* swap value or addend */
+	__aligned_u64 compare;
+};
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct sroce_send_wqe {
+	struct sroce_wqe_ctrl ctrl;
+	struct sroce_wqe_raddr raddr;
+	struct sroce_wqe_atomic atomic;
+	struct sroce_sge sge[];		/* or inline data */
+};
+
+/* A receive WQE: a 16-byte header, then num_sge data segments. */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u8 num_sge;
+	__u8 reserved_48[7];
+	struct sroce_sge sge[];
+};
+
+/* Completion status and opcode values are those of enum ibv_wc_status and
+ * enum ibv_wc_opcode (which equal the kernel's enum ib_wc_*).
+ */
+enum sroce_cqe_flags {
+	SROCE_CQE_WITH_IMM = 1 << 0,
+	SROCE_CQE_WITH_INV = 1 << 1,
+	SROCE_CQE_SOLICITED = 1 << 2,
+};
+
+/*
+ * A CQE. The kernel writes owner last: on the ring's first pass it writes
+ * 1, on the second 0, and so on, so the consumer at index c owns the CQE
+ * when owner == (((c >> log_slots) & 1) ^ 1); a fresh ring is all zeros.
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;
+	__u8 opcode;
+	__u8 flags;		/* enum sroce_cqe_flags */
+	__u8 owner;
+	__u32 byte_len;
+	__u32 imm_data;		/* as on the wire (big-endian), or rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 vendor_err;
+};
+
+struct sroce_create_cq_resp {
+	__u32 comp_mask;
+	__u32 log_slots;
+	__aligned_u64 mmap_offset;
+	__u32 mmap_len;
+	__u32 cqn;
+};
+
+struct sroce_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 rq_mmap_offset;
+	__u32 sq_mmap_len;
+	__u32 rq_mmap_len;
+	__u8 sq_log_slots;
+	__u8 sq_log_slot_size;
+	__u8 rq_log_slots;
+	__u8 rq_log_slot_size;
+	__u32 worker;		/* index into sroce_engine_status.words */
+	__u32 max_inline_data;
+	__u32 reserved_160;
 };
 
 #endif /* SROCE_ABI_USER_H */

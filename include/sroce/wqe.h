@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Validation of send and receive WQEs copied out of a ring.
+ *
+ * Pure layer: no ib_core, no user memory. The engine copies the control
+ * block of a WQE into kernel memory, asks sroce_wqe_check_ctrl() how many
+ * more bytes make up the WQE, copies exactly those once, and asks
+ * sroce_wqe_check_sges() for the message length. Keys, PDs, access rights
+ * and address ranges are checked later against the MRs.
+ */
+#ifndef SROCE_WQE_H
+#define SROCE_WQE_H
+
+#include <linux/types.h>
+#include <rdma/sroce-abi.h>
+
+/* The fixed part of every send WQE: control, raddr and atomic segments. */
+#define SROCE_SEND_WQE_BASE 64
+#define SROCE_RECV_WQE_BASE 16
+#define SROCE_MAX_MSG_SIZE 0x80000000U	/* 2^31 */
+
+struct sroce_wqe_limits {
+	u32 max_sge;
+	u32 max_inline;
+	u32 slot_size;		/* bytes a WQE may occupy */
+};
+
+enum sroce_wqe_verdict {
+	SROCE_WQE_OK,
+	SROCE_WQE_BAD_OPCODE,	/* unknown, or not for this QP type */
+	SROCE_WQE_BAD_FLAGS,	/* unknown flag, or inline where not allowed */
+	SROCE_WQE_BAD_RESERVED,	/* a reserved field is not zero */
+	SROCE_WQE_BAD_LENGTH,	/* SGEs/inline over the limits, message too
+				 * long, or an atomic without one 8-byte SGE
+				 */
+};
+
+/*
+ * Checks a send WQE's control block and sets *extra to the number of bytes
+ * that follow the 64-byte base (SGEs or inline data).
+ */
+enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
+					    const struct sroce_wqe_limits *lim,
+					    size_t *extra);
+/* Sums the SGE lengths of a checked send WQE into *msg_len. */
+enum sroce_wqe_verdict sroce_wqe_check_sges(const struct sroce_wqe_ctrl *ctrl,
+					    const struct sroce_sge *sge,
+					    u32 *msg_len);
+/* Checks a receive WQE header; *extra as for sroce_wqe_check_ctrl(). */
+enum sroce_wqe_verdict
+sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,
+		     const struct sroce_wqe_limits *lim, size_t *extra);
+/* Capacity of a receive buffer, capped at the largest message. */
+u32 sroce_wqe_recv_len(const struct sroce_sge *sge, unsigned int num_sge);
+
+static inline bool sroce_wqe_is_atomic(u8 opcode)
+{
+	return opcode == SROCE_WQE_ATOMIC_CMP_SWP ||
+	       opcode == SROCE_WQE_ATOMIC_FETCH_ADD;
+}
+
+#endif /* SROCE_WQE_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * WQE validation (include/sroce/wqe.h) and the ring ABI layout.
+ */
+#include <kunit/test.h>
+#include <linux/stddef.h>
+#include <sroce/wqe.h>
+
+static const struct sroce_wqe_limits sroce_lim = {
+	.max_sge = 4, .max_inline = 128, .slot_size = 256,
+};
+
+static enum sroce_wqe_verdict sroce_check(const struct sroce_wqe_ctrl *c)
+{
+	size_t extra;
+
+	return sroce_wqe_check_ctrl(c, &sroce_lim, &extra);
+}
+
+static void sroce_wqe_ctrl_test(struct kunit *test)
+{
+	struct sroce_wqe_ctrl c = { .opcode = SROCE_WQE_SEND, .num_sge = 4 };
+	size_t extra = 0;
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &sroce_lim, &extra),
+			SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, extra, 4 * sizeof(struct sroce_sge));
+
+	c.num_sge = 5;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_LENGTH);
+	c.num_sge = 1;
+	c.opcode = SROCE_WQE_OPCODE_COUNT;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_OPCODE);
+	c.opcode = 0xff;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_OPCODE);
+	c.opcode = SROCE_WQE_RDMA_WRITE;
+	c.flags = 0x10;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_FLAGS);
+	c.flags = 0;
+	c.reserved_c0 = 1;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_RESERVED);
+	c.reserved_c0 = 0;
+	c.inline_len = 3;	/* without the inline flag */
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_RESERVED);
+}
+
+static void sroce_wqe_inline_test(struct kunit *test)
+{
+	struct sroce_wqe_ctrl c = {
+		.opcode = SROCE_WQE_SEND, .flags = SROCE_WQE_INLINE,
+		.inline_len = 128,
+	};
+	size_t extra = 0;
+	u32 len = 0;
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &sroce_lim, &extra),
+			SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, extra, 128);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, NULL, &len), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, len, 128);
+	c.inline_len = 129;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_LENGTH);
+	c.inline_len = 8;
+	c.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_LENGTH);
+	c.num_sge = 0;
+	c.opcode = SROCE_WQE_RDMA_READ;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_FLAGS);
+	c.opcode = SROCE_WQE_ATOMIC_FETCH_ADD;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_FLAGS);
+}
+
+static void sroce_wqe_length_test(struct kunit *test)
+{
+	struct sroce_wqe_ctrl c = { .opcode = SROCE_WQE_RDMA_WRITE, .num_sge = 3 };
+	struct sroce_sge sge[3] = {
+		{ .length = 0x40000000 }, { .length = 0x40000000 }, { .length = 0 },
+	};
+	u32 len = 0;
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, sge, &len), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, len, 0x80000000U);
+	sge[2].length = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, sge, &len),
+			SROCE_WQE_BAD_LENGTH);
+	/* Would wrap a 32-bit sum. */
+	sge[0].length = 0xffffffff;
+	sge[1].length = 0xffffffff;
+	sge[2].length = 2;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, sge, &len),
+			SROCE_WQE_BAD_LENGTH);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_len(sge, 3), SROCE_MAX_MSG_SIZE);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_len(sge, 0), 0);
+}
+
+static void sroce_wqe_atomic_test(struct kunit *test)
+{
+	struct sroce_wqe_ctrl c = { .opcode = SROCE_WQE_ATOMIC_CMP_SWP, .num_sge = 1 };
+	struct sroce_sge sge = { .length = 8 };
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, &sge, &len), SROCE_WQE_OK);
+	sge.length = 4;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, &sge, &len),
+			SROCE_WQE_BAD_LENGTH);
+	c.num_sge = 2;
+	KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_BAD_LENGTH);
+}
+
+static void sroce_wqe_recv_test(struct kunit *test)
+{
+	struct sroce_recv_wqe r = { .num_sge = 4 };
+	size_t extra;
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_recv(&r, &sroce_lim, &extra),
+			SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, extra, 64);
+	r.num_sge = 5;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_recv(&r, &sroce_lim, &extra),
+			SROCE_WQE_BAD_LENGTH);
+	r.num_sge = 1;
+	r.reserved_48[6] = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_recv(&r, &sroce_lim, &extra),
+			SROCE_WQE_BAD_RESERVED);
+}
+
+/* The ring ABI, pinned. */
+static void sroce_ring_abi_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_queue_hdr), SROCE_QUEUE_SLOTS_OFFSET);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, producer), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, consumer), 64);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, cq_arm), 128);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_ctrl), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, opcode), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, flags), 1);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, num_sge), 2);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, inline_len), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, wr_id), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, imm_data), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_raddr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_raddr, rkey), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_atomic), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_atomic, compare), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_sge), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_sge, length), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_sge, lkey), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, raddr), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, atomic), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, sge), SROCE_SEND_WQE_BASE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_recv_wqe, sge), SROCE_RECV_WQE_BASE);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_cqe), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, status), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, owner), 11);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, byte_len), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, imm_data), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, qp_num), 20);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_cq_resp), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_cq_resp, mmap_offset), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_qp_resp), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, sq_mmap_offset), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, rq_mmap_offset), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, sq_log_slots), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, worker), 36);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_alloc_ucontext_resp), 40);
+	KUNIT_EXPECT_EQ(test,
+			offsetof(struct sroce_alloc_ucontext_resp, status_mmap_offset),
+			24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_engine_status),
+			4 * SROCE_MAX_WORKERS);
+}
+
+static struct kunit_case sroce_wqe_cases[] = {
+	KUNIT_CASE(sroce_wqe_ctrl_test),
+	KUNIT_CASE(sroce_wqe_inline_test),
+	KUNIT_CASE(sroce_wqe_length_test),
+	KUNIT_CASE(sroce_wqe_atomic_test),
+	KUNIT_CASE(sroce_wqe_recv_test),
+	KUNIT_CASE(sroce_ring_abi_test),
+	{}
+};
+
+static struct kunit_suite sroce_wqe_suite = {
+	.name = "sroce_wqe",
+	.test_cases = sroce_wqe_cases,
+};
+
+kunit_test_suite(sroce_wqe_suite);
