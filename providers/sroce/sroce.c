@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sroce.h"
 
 static int sroce_query_device_ex(struct ibv_context *context,
@@ -74,20 +75,68 @@ static int sroce_dealloc_pd(struct ibv_pd *ibv_pd)
 	return 0;
 }
 
+static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+	free(vmr);
+	return 0;
+}
+
 static void sroce_free_context(struct ibv_context *ibv_ctx)
 {
 	struct sroce_context *ctx = to_sctx(ibv_ctx);
 
+	if (ctx->status)
+		munmap((void *)ctx->status, ctx->status_len);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 }
 
 static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = sroce_req_notify_cq,
 };
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
@@ -122,6 +171,15 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		goto err;
 	}
 	ctx->kernel_caps = resp.drv.kernel_caps;
+	ctx->status_len = resp.drv.status_mmap_len;
+	ctx->status = mmap(NULL, ctx->status_len, PROT_READ, MAP_SHARED,
+			   cmd_fd, resp.drv.status_mmap_offset);
+	if (ctx->status == MAP_FAILED || ctx->status_len <
+	    sizeof(struct sroce_engine_status)) {
+		ret = errno ? errno : EPROTO;
+		ctx->status = NULL;
+		goto err;
+	}
 
 	verbs_set_ops(&ctx->vctx, &sroce_context_ops);
 	return &ctx->vctx;

@@ -2,6 +2,7 @@
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
 
+#include <pthread.h>
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
 #include "verbs_private.h"
@@ -24,7 +25,73 @@ struct sroce_device {
 struct sroce_context {
 	struct verbs_context vctx;
 	uint64_t kernel_caps;
+	/* The engine status page (read-only): need-wakeup flags. */
+	const struct sroce_engine_status *status;
+	size_t status_len;
 };
+
+/* A ring mapped from the kernel (rules in <rdma/sroce-abi.h>). */
+struct sroce_ring {
+	void *map;
+	size_t map_len;
+	struct sroce_queue_hdr *hdr;
+	uint8_t *slots;
+	uint32_t log_slots;
+	uint32_t log_slot_size;
+	uint32_t index;		/* our own: producer of a WQ, consumer of a CQ */
+	pthread_spinlock_t lock;
+};
+
+struct sroce_cq {
+	struct ibv_cq ibv_cq;
+	struct sroce_ring ring;
+	uint32_t arm_seq;
+};
+
+struct sroce_qp {
+	struct ibv_qp ibv_qp;
+	struct sroce_ring sq;
+	struct sroce_ring rq;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+	const uint32_t *need_wakeup;	/* our worker's status word */
+};
+
+static inline struct sroce_cq *to_scq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct sroce_cq, ibv_cq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct sroce_qp, ibv_qp);
+}
+
+static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
+{
+	return r->slots + ((size_t)(i & ((1U << r->log_slots) - 1))
+			   << r->log_slot_size);
+}
+
+/* sroce_queue.c */
+struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int sroce_destroy_cq(struct ibv_cq *cq);
+int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int sroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sroce_destroy_qp(struct ibv_qp *qp);
+int sroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int sroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
 
 struct sroce_pd {
 	struct ibv_pd ibv_pd;
@@ -50,6 +117,16 @@ struct sroce_cmd_alloc_ucontext {
 struct sroce_cmd_alloc_ucontext_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct sroce_alloc_ucontext_resp drv;
+};
+
+struct sroce_cmd_create_cq_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_cmd_create_qp_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct sroce_create_qp_resp drv;
 };
 
 struct sroce_cmd_alloc_pd_resp {

@@ -85,8 +85,19 @@ struct verbs_device {
 	uint64_t core_support;
 };
 
-/* Opaque to sroce; only pointers to these appear in the ops below. */
-struct verbs_mr;
+/* enum ibv_mr_type of rdma-core 44 (verbs_mr.mr_type). */
+enum {
+	SROCE_IBV_MR_TYPE_MR = 0,
+};
+
+/* An MR as libibverbs tracks it; ibv_cmd_reg_mr() fills it. */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	int mr_type;		/* enum ibv_mr_type */
+	int access;
+};
+
+/* Opaque to sroce; only pointers to it appear in the ops below. */
 struct ibv_command_buffer;
 
 /*
@@ -252,6 +263,37 @@ struct ibv_query_port {
 	struct ib_uverbs_query_port core_payload;
 };
 
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core_payload;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
+/* POST_SEND with no work requests: sroce's engine kick. */
+struct ibv_post_send {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send core_payload;
+};
+
 /* Exported by libibverbs.so.1 under the symbol version IBVERBS_PRIVATE_34. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
@@ -277,6 +319,28 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,
 			      const char *fnfmt, ...)
@@ -288,5 +352,10 @@ _Static_assert(offsetof(struct verbs_device, ops) ==
 _Static_assert(sizeof(struct ibv_get_context) == 16, "ibv_get_context");
 _Static_assert(sizeof(struct ibv_alloc_pd) == 16, "ibv_alloc_pd");
 _Static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
+_Static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
+_Static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
+_Static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
+_Static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
+_Static_assert(sizeof(struct ibv_post_send) == 32, "ibv_post_send");
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -13,22 +13,46 @@
 #define SROCE_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/sroce-abi.h>
+#include <sroce/wqe.h>
 
 #define SROCE_NODE_DESC "sroce"
 #define SROCE_PORT 1
 #define SROCE_GID_TABLE_LEN 128
 #define SROCE_PKEY_TABLE_LEN 1
 #define SROCE_MAX_PD 0x10000
+#define SROCE_MAX_CQ 0x10000
+#define SROCE_MAX_CQE (1 << 16)
+#define SROCE_MAX_QP 0x10000
+#define SROCE_MAX_QP_WR (1 << 14)
+#define SROCE_MAX_SGE 32
+#define SROCE_MAX_INLINE 512
+#define SROCE_MAX_MR 0x40000
+#define SROCE_MAX_MR_SIZE (1ULL << 40)
+#define SROCE_MAX_RD_ATOMIC 16
+/* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
+#define SROCE_MIN_QPN 2
+#define SROCE_MAX_QPN 0xffffff
 
 /* Module-wide counts of live driver objects, for leak checks in tests. */
 enum sroce_obj_type {
 	SROCE_OBJ_DEVICE,
 	SROCE_OBJ_UCONTEXT,
 	SROCE_OBJ_PD,
+	SROCE_OBJ_CQ,
+	SROCE_OBJ_QP,
+	SROCE_OBJ_MR,
 	SROCE_OBJ_TYPE_COUNT
 };
 
@@ -47,10 +71,161 @@ struct sroce_dev {
 	bool port_was_active;
 	/* Numbers of live PDs; bounded by SROCE_MAX_PD. */
 	struct ida pdn_ida;
+	/* MRs by key index (key >> 8); readers use RCU plus the MR refcount. */
+	struct xarray mr_xa;
+	u32 mr_next;
+	atomic_t num_cq;
+	atomic_t num_mr;
+	/* The engine: workers and the status page mapped to every context. */
+	struct sroce_engine_status *status;
+	unsigned int num_workers;
+	struct sroce_worker *workers;
 };
+
+/* A piece of kernel memory mapped into user contexts. */
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *kaddr;
+	bool read_only;
+};
+
+/*
+ * A ring (see the queue memory rules in sroce-abi.h). index is the
+ * kernel's private copy of the index it owns: the consumer for a work
+ * queue, the producer for a CQ.
+ */
+struct sroce_queue {
+	void *buf;
+	struct sroce_queue_hdr *hdr;
+	size_t size;
+	u32 log_slots;
+	u32 log_slot_size;
+	u32 index;
+	struct rdma_user_mmap_entry *mmap;	/* NULL for kernel queues */
+};
+
+static inline u32 sroce_queue_slots(const struct sroce_queue *q)
+{
+	return 1U << q->log_slots;
+}
+
+static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
+{
+	return q->buf + SROCE_QUEUE_SLOTS_OFFSET +
+	       ((size_t)(index & (sroce_queue_slots(q) - 1)) << q->log_slot_size);
+}
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+	struct sroce_queue q;
+	spinlock_t lock;	/* producers, and kernel pollers */
+	u32 armed_seq;		/* last cq_arm sequence that raised an event */
+	u32 kernel_arm_seq;	/* kernel CQs: the sequence req_notify uses */
+	bool overflowed;
+	bool is_user;
+};
+
+struct sroce_mr {
+	struct ib_mr ibmr;
+	u64 iova;
+	u64 length;
+	int access;
+	bool dma;		/* kernel DMA MR: iova is a kernel address */
+	struct rcu_head rcu;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int first_page_offset;
+	/* Engine users hold references; deregistration waits for them. */
+	refcount_t refs;
+	struct completion released;
+};
+
+/* An engine worker: owns a set of QPs and runs their contexts. */
+struct sroce_worker {
+	struct sroce_dev *sdev;
+	unsigned int index;
+	struct task_struct *task;
+	struct mutex lock;	/* qps */
+	struct list_head qps;
+	unsigned int num_qps;
+};
+
+/* A kernel-private copy of a send WQE and its execution state. */
+struct sroce_swqe {
+	struct sroce_send_wqe *wqe;	/* copied once from the ring */
+	u32 msg_len;
+	u8 status;			/* enum ib_wc_status when done */
+	bool done;
+	u64 atomic_orig;
+	struct sroce_mr *mr[SROCE_MAX_SGE];
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	struct sroce_worker *worker;
+	struct list_head worker_node;	/* on worker->qps */
+	refcount_t refs;		/* the engine's and in-flight messages' */
+	struct completion released;
+	bool is_user;
+
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	struct sroce_wqe_limits sq_lim;
+	struct sroce_wqe_limits rq_lim;
+	bool sq_sig_all;
+	struct sroce_swqe *swqe;	/* one per SQ slot */
+	void *swqe_mem;
+	spinlock_t kpost_lock;		/* kernel posters */
+
+	/* Attributes, written under attr_lock by modify_qp. */
+	struct mutex attr_lock;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	int attr_mask;
+	bool dest_local;		/* destination GID is a sroce device here */
+
+	/*
+	 * Send context, owned by the worker. SQ indices, in ring order:
+	 * sq_retire <= sq_next <= sq_fetched <= producer; [sq_retire,
+	 * sq_next) are in flight, [sq_next, sq_fetched) were copied and are
+	 * to be (re)sent. The message of index i carries PSN sq_psn + i.
+	 */
+	u32 sq_retire;
+	u32 sq_next;
+	u32 sq_fetched;
+	u32 rnr_retries;
+	u32 retries;
+	bool rnr_wait;			/* resend_at is an RNR wait */
+	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
+	struct timer_list timer;
+
+	/* Receive context, owned by the worker, fed through rx. */
+	struct llist_head rx;
+	u32 rx_expected_psn;
+	u32 last_atomic_psn;		/* for replaying a duplicate atomic */
+	u64 last_atomic_orig;
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
 
 struct sroce_ucontext {
 	struct ib_ucontext ibuc;
+	struct rdma_user_mmap_entry *status_mmap;
 };
 
 struct sroce_pd {
@@ -72,6 +247,8 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 
+bool sroce_find_device_by_gid(const union ib_gid *gid);
+
 /* sroce_device.c */
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata);
@@ -91,6 +268,60 @@ extern const struct attribute_group sroce_attr_group;
 /* sroce_pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* sroce_queue.c */
+int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size);
+void sroce_queue_free(struct sroce_queue *q);
+int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
+		      bool read_only, struct rdma_user_mmap_entry **entry,
+		      u64 *offset);
+void sroce_mmap_remove(struct rdma_user_mmap_entry *entry);
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* sroce_cq.c */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);
+
+/* sroce_mr.c */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
+		     u64 len, int access);
+void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
+void sroce_mr_unmap(struct sroce_mr *mr, void *addr);
+
+/* sroce_qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+struct sroce_qp *sroce_qp_get(u32 qpn);
+struct ib_qp *sroce_qp_ibqp_of(u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+
+/* sroce_engine.c */
+int sroce_engine_start(struct sroce_dev *sdev);
+void sroce_engine_stop(struct sroce_dev *sdev);
+void sroce_engine_add_qp(struct sroce_qp *qp);
+void sroce_engine_remove_qp(struct sroce_qp *qp);
+void sroce_engine_kick(struct sroce_worker *w);
+void sroce_engine_drop_rx(struct sroce_qp *qp);
 
 /* sroce_udata.c */
 int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size);

@@ -29,8 +29,22 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_pd = SROCE_MAX_PD;
 	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	/* Atomics are serialized device-wide, not with CPU accesses. */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
 	return 0;
 }
 
@@ -58,6 +72,7 @@ int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
 	attr->pkey_tbl_len = SROCE_PKEY_TABLE_LEN;
 	attr->max_vl_num = 1;
+	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
 	attr->ip_gids = true;
 	if (sroce_port_active(sdev)) {
 		attr->state = IB_PORT_ACTIVE;
@@ -124,6 +139,9 @@ void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type)
 
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
+	struct sroce_ucontext *uctx =
+		container_of(ibuc, struct sroce_ucontext, ibuc);
+	struct sroce_dev *sdev = to_sdev(ibuc->device);
 	struct sroce_alloc_ucontext_req req;
 	struct sroce_alloc_ucontext_resp resp;
 	int err;
@@ -137,9 +155,17 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return err;
 
 	sroce_uabi_fill_ucontext_resp(&resp);
-	err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+	err = sroce_mmap_insert(ibuc, sdev->status, PAGE_SIZE, true,
+				&uctx->status_mmap, &resp.status_mmap_offset);
 	if (err)
 		return err;
+	resp.status_mmap_len = PAGE_SIZE;
+	resp.max_inline_data = SROCE_MAX_INLINE;
+	err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+	if (err) {
+		sroce_mmap_remove(uctx->status_mmap);
+		return err;
+	}
 
 	sroce_obj_inc(SROCE_OBJ_UCONTEXT);
 	return 0;
@@ -147,6 +173,10 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	struct sroce_ucontext *uctx =
+		container_of(ibuc, struct sroce_ucontext, ibuc);
+
+	sroce_mmap_remove(uctx->status_mmap);
 	sroce_obj_dec(SROCE_OBJ_UCONTEXT);
 }
 

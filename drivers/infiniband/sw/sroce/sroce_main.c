@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <net/addrconf.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
 #include "sroce.h"
@@ -38,6 +39,9 @@ static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
 	[SROCE_OBJ_DEVICE] = "devices",
 	[SROCE_OBJ_UCONTEXT] = "ucontexts",
 	[SROCE_OBJ_PD] = "pds",
+	[SROCE_OBJ_CQ] = "cqs",
+	[SROCE_OBJ_QP] = "qps",
+	[SROCE_OBJ_MR] = "mrs",
 };
 
 void sroce_obj_inc(enum sroce_obj_type type)
@@ -69,8 +73,10 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 
+	sroce_engine_stop(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ida_destroy(&sdev->pdn_ida);
+	xa_destroy(&sdev->mr_xa);
 	sroce_obj_dec(SROCE_OBJ_DEVICE);
 }
 
@@ -81,18 +87,35 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.get_dma_mr = sroce_get_dma_mr,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -115,6 +138,27 @@ static struct sroce_dev *sroce_find_locked(struct net_device *ndev)
 	return NULL;
 }
 
+/* The same-host shortcut reaches a GID if a sroce device here owns it. */
+bool sroce_find_device_by_gid(const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	struct sroce_dev *sdev;
+	bool found = false;
+
+	mutex_lock(&sroce_devices_lock);
+	list_for_each_entry(sdev, &sroce_devices, list) {
+		attr = rdma_find_gid(&sdev->ibdev, gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&sroce_devices_lock);
+	return found;
+}
+
 static bool sroce_netdev_supported(struct net_device *ndev)
 {
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
@@ -130,6 +174,8 @@ static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
+	/* A user QP's POST_SEND with no work requests is the engine kick. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->dev_addr);
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 
@@ -154,7 +200,15 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	ida_init(&sdev->pdn_ida);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
+	sdev->mr_next = 1;
 	sdev->port_was_active = sroce_port_active(sdev);
+	err = sroce_engine_start(sdev);
+	if (err) {
+		ida_destroy(&sdev->pdn_ida);
+		ib_dealloc_device(&sdev->ibdev);
+		return err;
+	}
 
 	mutex_lock(&sroce_devices_lock);
 	if (sroce_find_locked(ndev)) {
@@ -190,6 +244,7 @@ out_put:
 
 err_unlock:
 	mutex_unlock(&sroce_devices_lock);
+	sroce_engine_stop(sdev);
 	ida_destroy(&sdev->pdn_ida);
 	ib_dealloc_device(&sdev->ibdev);
 	return err;

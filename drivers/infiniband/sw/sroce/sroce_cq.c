@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues.
+ *
+ * The engine produces CQEs into the ring under cq->lock (QPs of several
+ * workers may share a CQ); userspace consumes them from its mapping without
+ * a system call, kernel consumers through sroce_poll_cq(). Rules:
+ * - a CQE's owner byte is written last, with release semantics;
+ * - the consumer index is untrusted: a producer that finds the ring full
+ *   drops the CQE, marks the CQ overflowed and raises IB_EVENT_CQ_ERR once;
+ * - arming is a store of a new sequence into hdr->cq_arm; the producer
+ *   raises one completion event per new sequence it sees.
+ */
+#include <linux/overflow.h>
+#include <linux/log2.h>
+#include "sroce.h"
+
+static u8 sroce_cqe_owner(const struct sroce_queue *q, u32 index)
+{
+	return ((index >> q->log_slots) & 1) ^ 1;
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_create_cq_resp resp = {};
+	struct sroce_ucontext *uctx;
+	u32 log_slots;
+	u64 offset;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	/* One slot more than asked: a full ring is told from an empty one. */
+	log_slots = order_base_2(attr->cqe + 1);
+	err = sroce_queue_init(&cq->q, log_slots, ilog2(sizeof(struct sroce_cqe)));
+	if (err)
+		goto err_count;
+	spin_lock_init(&cq->lock);
+	cq->ibcq.cqe = (1 << log_slots) - 1;
+	cq->is_user = !!udata;
+
+	if (udata) {
+		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+						 ibuc);
+		err = sroce_mmap_insert(&uctx->ibuc, cq->q.buf, cq->q.size,
+					false, &cq->q.mmap, &offset);
+		if (err)
+			goto err_queue;
+		resp.log_slots = log_slots;
+		resp.mmap_offset = offset;
+		resp.mmap_len = cq->q.size;
+		err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_queue;
+	}
+	sroce_obj_inc(SROCE_OBJ_CQ);
+	return 0;
+
+err_queue:
+	sroce_queue_free(&cq->q);
+err_count:
+	atomic_dec(&sdev->num_cq);
+	return err;
+}
+
+/* The core destroys a CQ only after every QP using it is gone. */
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	sroce_queue_free(&cq->q);
+	atomic_dec(&to_sdev(ibcq->device)->num_cq);
+	sroce_obj_dec(SROCE_OBJ_CQ);
+	return 0;
+}
+
+static bool sroce_cqe_wants_event(u32 arm, const struct sroce_cqe *cqe)
+{
+	if (!(arm & 1))
+		return true;
+	return (cqe->flags & SROCE_CQE_SOLICITED) ||
+	       cqe->status != IB_WC_SUCCESS;
+}
+
+void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
+{
+	struct sroce_queue *q = &cq->q;
+	struct sroce_cqe *slot;
+	bool event = false, overflow = false;
+	unsigned long flags;
+	u32 consumer, arm;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	consumer = smp_load_acquire(&q->hdr->consumer);
+	if (q->index - consumer >= sroce_queue_slots(q)) {
+		overflow = !cq->overflowed;
+		cq->overflowed = true;
+		goto unlock;
+	}
+	slot = sroce_queue_slot(q, q->index);
+	slot->wr_id = cqe->wr_id;
+	slot->status = cqe->status;
+	slot->opcode = cqe->opcode;
+	slot->flags = cqe->flags;
+	slot->byte_len = cqe->byte_len;
+	slot->imm_data = cqe->imm_data;
+	slot->qp_num = cqe->qp_num;
+	slot->src_qp = cqe->src_qp;
+	slot->vendor_err = cqe->vendor_err;
+	smp_store_release(&slot->owner, sroce_cqe_owner(q, q->index));
+	q->index++;
+	smp_store_release(&q->hdr->producer, q->index);
+
+	/* Pairs with the consumer's barrier between arming and polling. */
+	smp_mb();
+	arm = READ_ONCE(q->hdr->cq_arm);
+	if ((arm >> 1) != cq->armed_seq && sroce_cqe_wants_event(arm, cqe)) {
+		cq->armed_seq = arm >> 1;
+		event = true;
+	}
+unlock:
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (overflow && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	if (event && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Kernel consumers only: user CQs are polled in userspace. */
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue *q = &cq->q;
+	struct sroce_cqe *cqe;
+	unsigned long flags;
+	u32 consumer;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	consumer = q->hdr->consumer;
+	while (n < num_entries) {
+		cqe = sroce_queue_slot(q, consumer);
+		if (smp_load_acquire(&cqe->owner) != sroce_cqe_owner(q, consumer))
+			break;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = cqe->wr_id;
+		wc[n].status = cqe->status;
+		wc[n].opcode = cqe->opcode;
+		wc[n].byte_len = cqe->byte_len;
+		wc[n].qp = NULL;
+		wc[n].src_qp = cqe->src_qp;
+		wc[n].vendor_err = cqe->vendor_err;
+		if (cqe->flags & SROCE_CQE_WITH_IMM) {
+			wc[n].ex.imm_data = (__force __be32)cqe->imm_data;
+			wc[n].wc_flags |= IB_WC_WITH_IMM;
+		} else if (cqe->flags & SROCE_CQE_WITH_INV) {
+			wc[n].ex.invalidate_rkey = cqe->imm_data;
+			wc[n].wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		wc[n].qp = sroce_qp_ibqp_of(cqe->qp_num);
+		consumer++;
+		n++;
+	}
+	smp_store_release(&q->hdr->consumer, consumer);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue *q = &cq->q;
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->kernel_arm_seq++;
+	WRITE_ONCE(q->hdr->cq_arm,
+		   (cq->kernel_arm_seq << 1) |
+		   ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED));
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    q->hdr->consumer != q->index)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

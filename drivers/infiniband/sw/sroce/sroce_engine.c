@@ -1,0 +1,999 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The engine: the part of sroce that plays the NIC.
+ *
+ * Each device runs a few workers (kthreads). Every QP belongs to exactly
+ * one worker, which alone runs the QP's send context (consuming WQEs,
+ * retries, completions) and its receive context (requests and responses
+ * that arrive for it), so no QP state is shared between threads: the only
+ * cross-thread inputs are the rings' producer indices, the QP's rx list
+ * (a lock-free llist) and its state, changed under worker->lock.
+ *
+ * Sleep protocol (io_uring SQPOLL style): a worker with nothing to do
+ * spins briefly, then sets SROCE_WORKER_NEED_WAKEUP in its status word,
+ * issues a full barrier, checks every QP once more and only then sleeps. A
+ * producer publishes its index, issues a full barrier and kicks the worker
+ * only if the flag is set.
+ *
+ * The same-host shortcut: a request to a QP on any sroce device of this
+ * host travels as a struct sroce_lmsg instead of packets. It keeps the
+ * transport's semantics: the responder checks sequence, keys, access and
+ * receive queue exactly as for packets, answers with ACK, RNR NAK or an
+ * error NAK, and the requester retries, times out and completes in order.
+ * A message carries its own references to the MRs it reads or writes, so
+ * neither side's teardown can pull memory from under the other.
+ */
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_cache.h>
+#include <sroce/psn.h>
+#include "sroce.h"
+
+#define SROCE_WORKER_SPIN_NS 50000
+#define SROCE_QP_BUDGET 64
+#define SROCE_MAX_WORKERS_USED 4
+
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+enum sroce_lmsg_kind {
+	SROCE_LMSG_REQUEST,
+	SROCE_LMSG_RESPONSE,
+};
+
+enum sroce_lmsg_result {
+	SROCE_LMSG_ACK,
+	SROCE_LMSG_RNR,
+	SROCE_LMSG_NAK_INVALID,		/* IB_WC_REM_INV_REQ_ERR */
+	SROCE_LMSG_NAK_ACCESS,		/* IB_WC_REM_ACCESS_ERR */
+	SROCE_LMSG_NAK_OPERATION,	/* IB_WC_REM_OP_ERR */
+};
+
+/* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
+struct sroce_seg {
+	struct sroce_mr *mr;
+	u64 addr;
+	u32 len;
+};
+
+struct sroce_lmsg {
+	struct llist_node node;
+	u8 kind;
+	u8 result;
+	u8 opcode;		/* enum sroce_wqe_opcode */
+	u8 flags;		/* enum sroce_wqe_flags */
+	u8 rnr_timer;		/* with an RNR NAK: the responder's timer */
+	u32 psn;		/* one per message on the shortcut */
+	u32 index;		/* the requester's SQ index */
+	u32 imm;
+	u32 len;
+	u64 raddr;
+	u32 rkey;
+	u64 swap_add;
+	u64 compare;
+	struct sroce_qp *requester;	/* holds a reference */
+	unsigned int num_segs;
+	struct sroce_seg segs[];	/* then inline data, if any */
+};
+
+static void sroce_lmsg_put_segs(struct sroce_lmsg *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->num_segs; i++)
+		if (msg->segs[i].mr)
+			sroce_mr_put(msg->segs[i].mr);
+	msg->num_segs = 0;
+}
+
+static void sroce_lmsg_free(struct sroce_lmsg *msg)
+{
+	sroce_lmsg_put_segs(msg);
+	sroce_qp_put(msg->requester);
+	kfree(msg);
+}
+
+void sroce_engine_kick(struct sroce_worker *w)
+{
+	wake_up_process(w->task);
+}
+
+static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
+{
+	llist_add(&msg->node, &to->rx);
+	sroce_engine_kick(to->worker);
+}
+
+/* Memory access through segments ---------------------------------------- */
+
+struct sroce_seg_iter {
+	const struct sroce_seg *seg;
+	unsigned int num;
+	unsigned int i;
+	u32 off;
+};
+
+static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
+{
+	const struct sroce_seg *s;
+	u32 left, c;
+
+	while (it->i < it->num && it->off == it->seg[it->i].len) {
+		it->i++;
+		it->off = 0;
+	}
+	s = &it->seg[it->i];
+	left = s->len - it->off;
+	if (!s->mr) {
+		*chunk = left;
+		return (void *)(uintptr_t)(s->addr + it->off);
+	}
+	c = 0;
+	*chunk = 0;
+	{
+		void *p = sroce_mr_map(s->mr, s->addr + it->off, &c);
+
+		*chunk = min(c, left);
+		return p;
+	}
+}
+
+static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
+{
+	if (it->seg[it->i].mr)
+		sroce_mr_unmap(it->seg[it->i].mr, p);
+}
+
+/* Copies len bytes; both sides were checked to hold at least len. */
+static void sroce_seg_copy(struct sroce_seg_iter *dst,
+			   struct sroce_seg_iter *src, u32 len)
+{
+	void *d, *s;
+	u32 dc, sc, n;
+
+	while (len) {
+		s = sroce_seg_map(src, &sc);
+		d = sroce_seg_map(dst, &dc);
+		n = min3(len, sc, dc);
+		memcpy(d, s, n);
+		sroce_seg_unmap(dst, d);
+		sroce_seg_unmap(src, s);
+		src->off += n;
+		dst->off += n;
+		len -= n;
+		cond_resched();
+	}
+}
+
+static void sroce_seg_iter_init(struct sroce_seg_iter *it,
+				const struct sroce_seg *seg, unsigned int num)
+{
+	it->seg = seg;
+	it->num = num;
+	it->i = 0;
+	it->off = 0;
+}
+
+/*
+ * Looks up and checks the MR of an SGE for this QP. key 0 is the local DMA
+ * key, for kernel QPs only.
+ */
+static struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+				     u32 len, int access, bool remote)
+{
+	struct sroce_mr *mr;
+
+	if (!key || !len)
+		return NULL;
+	mr = sroce_mr_get(qp->sdev, key);
+	if (!mr)
+		return ERR_PTR(-ENOENT);
+	if (!sroce_mr_allows(mr, qp->ibqp.pd, addr, len, access) ||
+	    (remote && mr->dma)) {
+		sroce_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
+	return mr;
+}
+
+/* Fills segs from SGEs; false if a key is bad for the access wanted. */
+static bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
+			       unsigned int num, int access,
+			       struct sroce_seg *segs)
+{
+	struct sroce_mr *mr;
+	unsigned int i;
+
+	for (i = 0; i < num; i++) {
+		segs[i].addr = sge[i].addr;
+		segs[i].len = sge[i].length;
+		segs[i].mr = NULL;
+		if (!sge[i].length)
+			continue;
+		if (!sge[i].lkey && !qp->is_user)
+			continue;	/* kernel virtual address */
+		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
+				  access, false);
+		if (IS_ERR_OR_NULL(mr)) {
+			while (i--)
+				if (segs[i].mr)
+					sroce_mr_put(segs[i].mr);
+			return false;
+		}
+		segs[i].mr = mr;
+	}
+	return true;
+}
+
+/* Completions ------------------------------------------------------------ */
+
+static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
+	[SROCE_WQE_SEND] = IB_WC_SEND,
+	[SROCE_WQE_SEND_IMM] = IB_WC_SEND,
+	[SROCE_WQE_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[SROCE_WQE_RDMA_WRITE_IMM] = IB_WC_RDMA_WRITE,
+	[SROCE_WQE_RDMA_READ] = IB_WC_RDMA_READ,
+	[SROCE_WQE_ATOMIC_CMP_SWP] = IB_WC_COMP_SWAP,
+	[SROCE_WQE_ATOMIC_FETCH_ADD] = IB_WC_FETCH_ADD,
+};
+
+static void sroce_qp_error(struct sroce_qp *qp)
+{
+	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+}
+
+/* Completes the oldest WQE in flight (qp->sq_retire) with status. */
+static void sroce_complete_send(struct sroce_qp *qp, u8 status)
+{
+	struct sroce_swqe *sw = &qp->swqe[qp->sq_retire &
+					  (sroce_queue_slots(&qp->sq) - 1)];
+	struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
+	struct sroce_cqe cqe = {};
+
+	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+	    (c->flags & SROCE_WQE_SIGNALED)) {
+		cqe.wr_id = c->wr_id;
+		cqe.status = status;
+		cqe.opcode = c->opcode < SROCE_WQE_OPCODE_COUNT ?
+			     sroce_wc_opcode[c->opcode] : IB_WC_SEND;
+		if (c->opcode == SROCE_WQE_RDMA_READ ||
+		    sroce_wqe_is_atomic(c->opcode))
+			cqe.byte_len = sw->msg_len;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe);
+	}
+	qp->sq_retire++;
+	if (qp->sq_next < qp->sq_retire ||
+	    (s32)(qp->sq_next - qp->sq_retire) < 0)
+		qp->sq_next = qp->sq_retire;
+	smp_store_release(&qp->sq.hdr->consumer, qp->sq_retire);
+	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
+		sroce_qp_error(qp);
+}
+
+/* Copies a send WQE out of the ring once, into its shadow. */
+static u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
+{
+	struct sroce_swqe *sw = &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];
+	const struct sroce_send_wqe *ring = sroce_queue_slot(&qp->sq, index);
+	size_t extra = 0;
+
+	memcpy(sw->wqe, ring, SROCE_SEND_WQE_BASE);
+	switch (sroce_wqe_check_ctrl(&sw->wqe->ctrl, &qp->sq_lim, &extra)) {
+	case SROCE_WQE_OK:
+		break;
+	case SROCE_WQE_BAD_LENGTH:
+		return IB_WC_LOC_LEN_ERR;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	memcpy(sw->wqe->sge, ring->sge, extra);
+	if (sroce_wqe_check_sges(&sw->wqe->ctrl, sw->wqe->sge, &sw->msg_len))
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+static void sroce_flush_rq(struct sroce_qp *qp)
+{
+	struct sroce_queue *q = &qp->rq;
+	u32 producer = smp_load_acquire(&q->hdr->producer);
+	struct sroce_recv_wqe *r;
+	struct sroce_cqe cqe = {};
+
+	if (producer - q->index > sroce_queue_slots(q))
+		producer = q->index + sroce_queue_slots(q);
+	while (q->index != producer) {
+		r = sroce_queue_slot(q, q->index);
+		cqe.wr_id = READ_ONCE(r->wr_id);
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+		q->index++;
+		smp_store_release(&q->hdr->consumer, q->index);
+	}
+}
+
+/* In the error state every WQE completes with a flush error. */
+static void sroce_flush(struct sroce_qp *qp)
+{
+	u32 producer = smp_load_acquire(&qp->sq.hdr->producer);
+
+	if (producer - qp->sq_retire > sroce_queue_slots(&qp->sq))
+		producer = qp->sq_retire + sroce_queue_slots(&qp->sq);
+	while (qp->sq_retire != producer) {
+		if (qp->sq_retire == qp->sq_next) {
+			/* Never fetched: its wr_id is all we take from it. */
+			memcpy(qp->swqe[qp->sq_retire &
+					(sroce_queue_slots(&qp->sq) - 1)].wqe,
+			       sroce_queue_slot(&qp->sq, qp->sq_retire),
+			       sizeof(struct sroce_wqe_ctrl));
+			qp->sq_next++;
+		}
+		sroce_complete_send(qp, IB_WC_WR_FLUSH_ERR);
+	}
+	qp->sq_next = qp->sq_retire;
+	qp->resend_at = 0;
+	sroce_flush_rq(qp);
+}
+
+/* Send context ----------------------------------------------------------- */
+
+static unsigned long sroce_timeout_jiffies(u8 timeout)
+{
+	/* 4.096 us * 2^timeout, at least one jiffy. */
+	u64 ns = 4096ULL << min_t(u8, timeout, 31);
+
+	return max_t(unsigned long, nsecs_to_jiffies(ns), 1);
+}
+
+/* IBTA table of RNR NAK timer values, in microseconds. */
+static const u32 sroce_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static void sroce_arm_timer(struct sroce_qp *qp, unsigned long at)
+{
+	qp->resend_at = at ? at : 1;
+	mod_timer(&qp->timer, at);
+}
+
+static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
+					      u8 *status)
+{
+	struct sroce_swqe *sw = &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];
+	struct sroce_send_wqe *wqe = sw->wqe;
+	struct sroce_wqe_ctrl *c = &wqe->ctrl;
+	unsigned int nseg = (c->flags & SROCE_WQE_INLINE) ? 1 : c->num_sge;
+	struct sroce_lmsg *msg;
+	int access = 0;
+
+	msg = kzalloc(struct_size(msg, segs, nseg) +
+		      ((c->flags & SROCE_WQE_INLINE) ? c->inline_len : 0),
+		      GFP_KERNEL);
+	if (!msg) {
+		*status = IB_WC_LOC_QP_OP_ERR;
+		return NULL;
+	}
+	msg->kind = SROCE_LMSG_REQUEST;
+	msg->opcode = c->opcode;
+	msg->flags = c->flags;
+	msg->imm = c->imm_data;
+	msg->len = sw->msg_len;
+	msg->raddr = wqe->raddr.remote_addr;
+	msg->rkey = wqe->raddr.rkey;
+	msg->swap_add = wqe->atomic.swap_add;
+	msg->compare = wqe->atomic.compare;
+	msg->index = index;
+	msg->psn = sroce_psn_add(qp->attr.sq_psn, index);
+
+	if (c->flags & SROCE_WQE_INLINE) {
+		void *data = &msg->segs[1];
+
+		memcpy(data, wqe->sge, c->inline_len);
+		msg->segs[0].addr = (uintptr_t)data;
+		msg->segs[0].len = c->inline_len;
+		msg->num_segs = 1;
+	} else {
+		if (c->opcode == SROCE_WQE_RDMA_READ ||
+		    sroce_wqe_is_atomic(c->opcode))
+			access = IB_ACCESS_LOCAL_WRITE;
+		if (!sroce_sges_to_segs(qp, wqe->sge, c->num_sge, access,
+					msg->segs)) {
+			kfree(msg);
+			*status = IB_WC_LOC_PROT_ERR;
+			return NULL;
+		}
+		msg->num_segs = c->num_sge;
+	}
+	refcount_inc(&qp->refs);
+	msg->requester = qp;
+	return msg;
+}
+
+static void sroce_send_context(struct sroce_qp *qp, int *budget)
+{
+	u32 slots = sroce_queue_slots(&qp->sq);
+	struct sroce_lmsg *msg;
+	struct sroce_qp *dest;
+	u32 producer;
+	u8 status;
+
+	if (qp->resend_at) {
+		if (time_before(jiffies, qp->resend_at))
+			return;
+		/* A timeout or an RNR wait ended: resend what is in flight. */
+		qp->resend_at = 0;
+		if (qp->sq_next != qp->sq_retire) {
+			if (qp->attr.retry_cnt < 7 &&
+			    ++qp->retries > qp->attr.retry_cnt && !qp->rnr_wait) {
+				sroce_complete_send(qp, IB_WC_RETRY_EXC_ERR);
+				return;
+			}
+			qp->sq_next = qp->sq_retire;
+		}
+		qp->rnr_wait = false;
+	}
+
+	producer = smp_load_acquire(&qp->sq.hdr->producer);
+	if (producer - qp->sq_retire > slots) {
+		/* An index userspace cannot have produced. */
+		sroce_qp_error(qp);
+		return;
+	}
+	while (qp->sq_next != producer && *budget > 0) {
+		if (qp->sq_next == qp->sq_fetched) {
+			status = sroce_fetch_send(qp, qp->sq_next);
+			qp->sq_fetched++;
+			if (status != IB_WC_SUCCESS) {
+				qp->sq_next++;
+				while (qp->sq_retire != qp->sq_next - 1 &&
+				       qp->sq_retire != qp->sq_next)
+					return;	/* complete in order first */
+				sroce_complete_send(qp, status);
+				return;
+			}
+		}
+		msg = sroce_build_request(qp, qp->sq_next, &status);
+		if (!msg) {
+			if (qp->sq_retire == qp->sq_next) {
+				qp->sq_next++;
+				sroce_complete_send(qp, status);
+			}
+			return;
+		}
+		qp->sq_next++;
+		(*budget)--;
+
+		dest = sroce_qp_get(qp->attr.dest_qp_num);
+		if (!dest) {
+			/* Nobody there: lost, as on a wire. */
+			sroce_lmsg_free(msg);
+		} else {
+			sroce_deliver(dest, msg);
+			sroce_qp_put(dest);
+		}
+		if (qp->attr.timeout && !qp->resend_at)
+			sroce_arm_timer(qp, jiffies +
+					sroce_timeout_jiffies(qp->attr.timeout));
+	}
+}
+
+/* Receive context: requests --------------------------------------------- */
+
+static u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
+			  unsigned int *nseg, u32 *cap, u64 *wr_id)
+{
+	struct sroce_queue *q = &qp->rq;
+	struct sroce_recv_wqe hdr, *ring;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+	size_t extra;
+
+	ring = sroce_queue_slot(q, q->index);
+	memcpy(&hdr, ring, sizeof(hdr));
+	*wr_id = hdr.wr_id;
+	if (sroce_wqe_check_recv(&hdr, &qp->rq_lim, &extra))
+		return IB_WC_LOC_LEN_ERR;
+	memcpy(sge, ring->sge, extra);
+	*cap = sroce_wqe_recv_len(sge, hdr.num_sge);
+	if (!sroce_sges_to_segs(qp, sge, hdr.num_sge, IB_ACCESS_LOCAL_WRITE,
+				segs))
+		return IB_WC_LOC_PROT_ERR;
+	*nseg = hdr.num_sge;
+	return IB_WC_SUCCESS;
+}
+
+static void sroce_recv_done(struct sroce_qp *qp)
+{
+	qp->rq.index++;
+	smp_store_release(&qp->rq.hdr->consumer, qp->rq.index);
+}
+
+static void sroce_post_recv_cqe(struct sroce_qp *qp, u64 wr_id, u8 status,
+				u8 opcode, const struct sroce_lmsg *msg)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = msg->requester->ibqp.qp_num,
+	};
+
+	if (status == IB_WC_SUCCESS) {
+		cqe.byte_len = msg->len;
+		if (msg->opcode == SROCE_WQE_SEND_IMM ||
+		    msg->opcode == SROCE_WQE_RDMA_WRITE_IMM) {
+			cqe.flags |= SROCE_CQE_WITH_IMM;
+			cqe.imm_data = msg->imm;
+		}
+		if (msg->flags & SROCE_WQE_SOLICITED)
+			cqe.flags |= SROCE_CQE_SOLICITED;
+	}
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+}
+
+/* SEND, or the receive part of WRITE with immediate. */
+static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
+			  bool with_data)
+{
+	struct sroce_seg segs[SROCE_MAX_SGE];
+	struct sroce_seg_iter dst, src;
+	unsigned int nseg = 0, i;
+	u32 producer, cap = 0;
+	u64 wr_id = 0;
+	u8 status;
+
+	producer = smp_load_acquire(&qp->rq.hdr->producer);
+	if (producer == qp->rq.index)
+		return SROCE_LMSG_RNR;
+
+	status = sroce_take_recv(qp, segs, &nseg, &cap, &wr_id);
+	if (status == IB_WC_SUCCESS && with_data && msg->len > cap)
+		status = IB_WC_LOC_LEN_ERR;
+	if (status != IB_WC_SUCCESS) {
+		for (i = 0; i < nseg; i++)
+			if (segs[i].mr)
+				sroce_mr_put(segs[i].mr);
+		sroce_post_recv_cqe(qp, wr_id, status, IB_WC_RECV, msg);
+		sroce_recv_done(qp);
+		sroce_qp_error(qp);
+		return status == IB_WC_LOC_LEN_ERR ? SROCE_LMSG_NAK_INVALID :
+						     SROCE_LMSG_NAK_OPERATION;
+	}
+	if (with_data) {
+		sroce_seg_iter_init(&dst, segs, nseg);
+		sroce_seg_iter_init(&src, msg->segs, msg->num_segs);
+		sroce_seg_copy(&dst, &src, msg->len);
+	}
+	for (i = 0; i < nseg; i++)
+		if (segs[i].mr)
+			sroce_mr_put(segs[i].mr);
+	sroce_post_recv_cqe(qp, wr_id, IB_WC_SUCCESS,
+			    with_data ? IB_WC_RECV : IB_WC_RECV_RDMA_WITH_IMM,
+			    msg);
+	sroce_recv_done(qp);
+	return SROCE_LMSG_ACK;
+}
+
+/* The responder's MR for an rkey, checked for range, PD and access. */
+static struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va,
+				      u32 len, int access)
+{
+	if (!(qp->attr.qp_access_flags & access))
+		return ERR_PTR(-EACCES);
+	if (!len)
+		return NULL;
+	return sroce_sge_mr(qp, rkey, va, len, access, true);
+}
+
+static u8 sroce_exec_write(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	struct sroce_seg_iter dst, src;
+	struct sroce_seg seg;
+	struct sroce_mr *mr;
+
+	/* With immediate, the receive WQE must be there before data moves. */
+	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM &&
+	    smp_load_acquire(&qp->rq.hdr->producer) == qp->rq.index)
+		return SROCE_LMSG_RNR;
+
+	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len,
+			   IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(mr))
+		return SROCE_LMSG_NAK_ACCESS;
+	if (mr) {
+		seg.mr = mr;
+		seg.addr = msg->raddr;
+		seg.len = msg->len;
+		sroce_seg_iter_init(&dst, &seg, 1);
+		sroce_seg_iter_init(&src, msg->segs, msg->num_segs);
+		sroce_seg_copy(&dst, &src, msg->len);
+		sroce_mr_put(mr);
+	}
+	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM)
+		return sroce_exec_recv(qp, msg, false);
+	return SROCE_LMSG_ACK;
+}
+
+static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	struct sroce_seg_iter dst, src;
+	struct sroce_seg seg;
+	struct sroce_mr *mr;
+
+	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len,
+			   IB_ACCESS_REMOTE_READ);
+	if (IS_ERR(mr))
+		return SROCE_LMSG_NAK_ACCESS;
+	if (mr) {
+		seg.mr = mr;
+		seg.addr = msg->raddr;
+		seg.len = msg->len;
+		sroce_seg_iter_init(&src, &seg, 1);
+		sroce_seg_iter_init(&dst, msg->segs, msg->num_segs);
+		sroce_seg_copy(&dst, &src, msg->len);
+		sroce_mr_put(mr);
+	}
+	return SROCE_LMSG_ACK;
+}
+
+static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
+			    bool duplicate)
+{
+	struct sroce_seg_iter dst;
+	struct sroce_mr *mr;
+	u64 *p, orig;
+	void *page;
+	u32 chunk;
+
+	if (msg->raddr & 7)
+		return SROCE_LMSG_NAK_INVALID;
+	if (duplicate) {
+		if (msg->psn != qp->last_atomic_psn)
+			return SROCE_LMSG_ACK;	/* older than we remember */
+		orig = qp->last_atomic_orig;
+	} else {
+		mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, sizeof(u64),
+				   IB_ACCESS_REMOTE_ATOMIC);
+		if (IS_ERR_OR_NULL(mr))
+			return SROCE_LMSG_NAK_ACCESS;
+		page = sroce_mr_map(mr, msg->raddr, &chunk);
+		p = page;
+		spin_lock(&sroce_atomic_lock);
+		orig = READ_ONCE(*p);
+		if (msg->opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
+			if (orig == msg->compare)
+				WRITE_ONCE(*p, msg->swap_add);
+		} else {
+			WRITE_ONCE(*p, orig + msg->swap_add);
+		}
+		spin_unlock(&sroce_atomic_lock);
+		sroce_mr_unmap(mr, page);
+		sroce_mr_put(mr);
+		qp->last_atomic_psn = msg->psn;
+		qp->last_atomic_orig = orig;
+	}
+	/* The original value lands in the requester's buffer. */
+	{
+		struct sroce_seg src = { .addr = (uintptr_t)&orig, .len = 8 };
+		struct sroce_seg_iter s;
+
+		sroce_seg_iter_init(&s, &src, 1);
+		sroce_seg_iter_init(&dst, msg->segs, msg->num_segs);
+		sroce_seg_copy(&dst, &s, sizeof(orig));
+	}
+	return SROCE_LMSG_ACK;
+}
+
+static void sroce_respond(struct sroce_qp *qp, struct sroce_lmsg *msg, u8 result)
+{
+	sroce_lmsg_put_segs(msg);
+	msg->kind = SROCE_LMSG_RESPONSE;
+	msg->result = result;
+	msg->rnr_timer = qp->attr.min_rnr_timer;
+	sroce_deliver(msg->requester, msg);
+}
+
+static void sroce_handle_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	enum sroce_psn_class class;
+	u8 result;
+
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS) {
+		sroce_lmsg_free(msg);	/* not listening: dropped */
+		return;
+	}
+	if (msg->requester->ibqp.qp_num != qp->attr.dest_qp_num) {
+		sroce_lmsg_free(msg);	/* not our peer */
+		return;
+	}
+	class = sroce_psn_classify(msg->psn, qp->rx_expected_psn);
+	if (class == SROCE_PSN_AHEAD) {
+		sroce_lmsg_free(msg);	/* a gap: the requester resends */
+		return;
+	}
+
+	switch (msg->opcode) {
+	case SROCE_WQE_SEND:
+	case SROCE_WQE_SEND_IMM:
+		result = class == SROCE_PSN_DUPLICATE ? SROCE_LMSG_ACK :
+			 sroce_exec_recv(qp, msg, true);
+		break;
+	case SROCE_WQE_RDMA_WRITE:
+	case SROCE_WQE_RDMA_WRITE_IMM:
+		result = class == SROCE_PSN_DUPLICATE ? SROCE_LMSG_ACK :
+			 sroce_exec_write(qp, msg);
+		break;
+	case SROCE_WQE_RDMA_READ:
+		result = sroce_exec_read(qp, msg);
+		break;
+	default:
+		result = sroce_exec_atomic(qp, msg,
+					   class == SROCE_PSN_DUPLICATE);
+		break;
+	}
+	if (class == SROCE_PSN_EXPECTED && result != SROCE_LMSG_RNR)
+		qp->rx_expected_psn = sroce_psn_add(qp->rx_expected_psn, 1);
+	sroce_respond(qp, msg, result);
+}
+
+/* Receive context: responses -------------------------------------------- */
+
+static const u8 sroce_nak_status[] = {
+	[SROCE_LMSG_NAK_INVALID] = IB_WC_REM_INV_REQ_ERR,
+	[SROCE_LMSG_NAK_ACCESS] = IB_WC_REM_ACCESS_ERR,
+	[SROCE_LMSG_NAK_OPERATION] = IB_WC_REM_OP_ERR,
+};
+
+static void sroce_handle_response(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	u32 index = msg->index;
+	u8 result = msg->result;
+	u8 rnr_timer = msg->rnr_timer;
+
+	sroce_lmsg_free(msg);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return;
+	/* Only the oldest WQE in flight can be answered: others are stale. */
+	if (index != qp->sq_retire || qp->sq_next == qp->sq_retire)
+		return;
+
+	switch (result) {
+	case SROCE_LMSG_ACK:
+		qp->retries = 0;
+		qp->rnr_retries = 0;
+		sroce_complete_send(qp, IB_WC_SUCCESS);
+		if (qp->sq_next == qp->sq_retire) {
+			qp->resend_at = 0;
+			del_timer(&qp->timer);
+		} else if (qp->attr.timeout) {
+			sroce_arm_timer(qp, jiffies +
+					sroce_timeout_jiffies(qp->attr.timeout));
+		}
+		break;
+	case SROCE_LMSG_RNR:
+		if (qp->attr.rnr_retry < 7 &&
+		    ++qp->rnr_retries > qp->attr.rnr_retry) {
+			sroce_complete_send(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			break;
+		}
+		qp->sq_next = qp->sq_retire;
+		qp->rnr_wait = true;
+		sroce_arm_timer(qp, jiffies +
+				usecs_to_jiffies(sroce_rnr_us[rnr_timer & 31]));
+		break;
+	default:
+		sroce_complete_send(qp, sroce_nak_status[result]);
+		break;
+	}
+}
+
+static int sroce_receive_context(struct sroce_qp *qp)
+{
+	struct llist_node *list;
+	struct sroce_lmsg *msg, *next;
+	int n = 0;
+
+	list = llist_reverse_order(llist_del_all(&qp->rx));
+	llist_for_each_entry_safe(msg, next, list, node) {
+		if (msg->kind == SROCE_LMSG_REQUEST)
+			sroce_handle_request(qp, msg);
+		else
+			sroce_handle_response(qp, msg);
+		n++;
+	}
+	return n;
+}
+
+void sroce_engine_drop_rx(struct sroce_qp *qp)
+{
+	struct llist_node *list = llist_del_all(&qp->rx);
+	struct sroce_lmsg *msg, *next;
+
+	llist_for_each_entry_safe(msg, next, list, node)
+		sroce_lmsg_free(msg);
+}
+
+/* Workers ---------------------------------------------------------------- */
+
+static int sroce_qp_process(struct sroce_qp *qp)
+{
+	int budget = SROCE_QP_BUDGET;
+	int done;
+
+	done = sroce_receive_context(qp);
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+		sroce_send_context(qp, &budget);
+		break;
+	case IB_QPS_ERR:
+		sroce_flush(qp);
+		break;
+	default:
+		break;
+	}
+	return done + SROCE_QP_BUDGET - budget;
+}
+
+static bool sroce_qp_has_work(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (!llist_empty(&qp->rx))
+		return true;
+	if (state == IB_QPS_RTS) {
+		if (qp->resend_at)
+			return !time_before(jiffies, qp->resend_at);
+		return READ_ONCE(qp->sq.hdr->producer) != qp->sq_next;
+	}
+	if (state == IB_QPS_ERR)
+		return READ_ONCE(qp->sq.hdr->producer) != qp->sq_retire ||
+		       READ_ONCE(qp->rq.hdr->producer) != qp->rq.index;
+	return false;
+}
+
+static int sroce_worker_pass(struct sroce_worker *w, bool check_only)
+{
+	struct sroce_qp *qp;
+	int done = 0;
+
+	mutex_lock(&w->lock);
+	list_for_each_entry(qp, &w->qps, worker_node) {
+		if (check_only) {
+			if (sroce_qp_has_work(qp)) {
+				done = 1;
+				break;
+			}
+		} else {
+			done += sroce_qp_process(qp);
+		}
+	}
+	mutex_unlock(&w->lock);
+	return done;
+}
+
+static int sroce_worker_fn(void *arg)
+{
+	struct sroce_worker *w = arg;
+	u32 *status = &w->sdev->status->words[w->index];
+	u64 idle_since = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		if (sroce_worker_pass(w, false)) {
+			idle_since = ktime_get_ns();
+			cond_resched();
+			continue;
+		}
+		if (ktime_get_ns() - idle_since < SROCE_WORKER_SPIN_NS) {
+			cond_resched();
+			continue;
+		}
+
+		set_current_state(TASK_INTERRUPTIBLE);
+		WRITE_ONCE(*status, SROCE_WORKER_NEED_WAKEUP);
+		smp_mb();	/* flag, then re-check; pairs with producers */
+		if (sroce_worker_pass(w, true) || kthread_should_stop()) {
+			__set_current_state(TASK_RUNNING);
+		} else {
+			schedule();
+		}
+		WRITE_ONCE(*status, 0);
+		idle_since = ktime_get_ns();
+	}
+	return 0;
+}
+
+static void sroce_qp_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, timer);
+
+	sroce_engine_kick(qp->worker);
+}
+
+void sroce_engine_add_qp(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_worker *w = &sdev->workers[0];
+	unsigned int i;
+
+	/* The least loaded worker; ties go to the lowest index. */
+	for (i = 1; i < sdev->num_workers; i++)
+		if (sdev->workers[i].num_qps < w->num_qps)
+			w = &sdev->workers[i];
+	timer_setup(&qp->timer, sroce_qp_timer_fn, 0);
+	qp->worker = w;
+	mutex_lock(&w->lock);
+	list_add_tail(&qp->worker_node, &w->qps);
+	w->num_qps++;
+	mutex_unlock(&w->lock);
+}
+
+void sroce_engine_remove_qp(struct sroce_qp *qp)
+{
+	struct sroce_worker *w = qp->worker;
+
+	mutex_lock(&w->lock);
+	list_del(&qp->worker_node);
+	w->num_qps--;
+	mutex_unlock(&w->lock);
+	del_timer_sync(&qp->timer);
+}
+
+int sroce_engine_start(struct sroce_dev *sdev)
+{
+	struct sroce_worker *w;
+	unsigned int i;
+
+	sdev->status = vmalloc_user(PAGE_SIZE);
+	if (!sdev->status)
+		return -ENOMEM;
+	sdev->num_workers = clamp_t(unsigned int, num_online_cpus(), 1,
+				    SROCE_MAX_WORKERS_USED);
+	sdev->workers = kcalloc(sdev->num_workers, sizeof(*w), GFP_KERNEL);
+	if (!sdev->workers)
+		goto err_status;
+
+	for (i = 0; i < sdev->num_workers; i++) {
+		w = &sdev->workers[i];
+		w->sdev = sdev;
+		w->index = i;
+		mutex_init(&w->lock);
+		INIT_LIST_HEAD(&w->qps);
+		w->task = kthread_run(sroce_worker_fn, w, "sroce/%s/%u",
+				      netdev_name(sdev->ndev), i);
+		if (IS_ERR(w->task))
+			goto err_workers;
+	}
+	return 0;
+
+err_workers:
+	while (i--)
+		kthread_stop(sdev->workers[i].task);
+	kfree(sdev->workers);
+	sdev->workers = NULL;
+err_status:
+	vfree(sdev->status);
+	sdev->status = NULL;
+	return -ENOMEM;
+}
+
+/* Called after every QP of the device is gone. */
+void sroce_engine_stop(struct sroce_dev *sdev)
+{
+	unsigned int i;
+
+	if (!sdev->workers)
+		return;
+	for (i = 0; i < sdev->num_workers; i++)
+		kthread_stop(sdev->workers[i].task);
+	kfree(sdev->workers);
+	sdev->workers = NULL;
+	vfree(sdev->status);
+	sdev->status = NULL;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions.
+ *
+ * Keys: lkey == rkey == (index << 8) | variant, index >= 1 in sdev->mr_xa;
+ * key 0 is the device's local_dma_lkey (kernel QPs only, kernel virtual
+ * addresses). The engine looks MRs up under RCU and holds a reference while
+ * it touches the memory; deregistration unpublishes the key first and then
+ * waits for those references, so a user MR's pages stay pinned for as long
+ * as the engine may copy into or out of them.
+ */
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "sroce.h"
+
+#define SROCE_ACCESS_KNOWN                                              \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |               \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
+				       struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	u32 index;
+	int err;
+
+	if (access & ~(SROCE_ACCESS_KNOWN | IB_ACCESS_OPTIONAL))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	mr->access = access;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0)
+		goto err_free;
+	mr->ibmr.lkey = (index << 8) | (get_random_u32() & 0xff);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.device = ibpd->device;
+	return mr;
+
+err_free:
+	kfree(mr);
+err_count:
+	atomic_dec(&sdev->num_mr);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_alloc(to_sdev(ibpd->device), ibpd, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->dma = true;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	sroce_obj_inc(SROCE_OBJ_MR);
+	return &mr->ibmr;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sg_page_iter iter;
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	unsigned long i = 0;
+	int err;
+
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    iova + length < iova || start + length < start)
+		return ERR_PTR(-EINVAL);
+	/* The first page offset of iova must match that of the buffer. */
+	if ((start ^ iova) & ~PAGE_MASK)
+		return ERR_PTR(-EINVAL);
+
+	mr = sroce_mr_alloc(sdev, ibpd, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_mr;
+	}
+	mr->umem = umem;
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i >= mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	mr->first_page_offset = ib_umem_offset(umem);
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	sroce_obj_inc(SROCE_OBJ_MR);
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(umem);
+err_mr:
+	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	atomic_dec(&sdev->num_mr);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	atomic_dec(&sdev->num_mr);
+	kfree_rcu(mr, rcu);
+	sroce_obj_dec(SROCE_OBJ_MR);
+	return 0;
+}
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->released);
+}
+
+/* Overflow-safe: [iova, iova + len) inside the MR, same PD, access given. */
+bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
+		     u64 len, int access)
+{
+	if (mr->ibmr.pd != pd)
+		return false;
+	if ((mr->access & access) != access)
+		return false;
+	if (iova < mr->iova || iova - mr->iova > mr->length ||
+	    len > mr->length - (iova - mr->iova))
+		return false;
+	return true;
+}
+
+/*
+ * Maps the page holding iova (checked by sroce_mr_allows()) and returns its
+ * address; *chunk gets the bytes left in that page.
+ */
+void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
+{
+	u64 off;
+	unsigned long pg;
+	unsigned int in_page;
+
+	if (mr->dma) {
+		*chunk = PAGE_SIZE - offset_in_page(iova);
+		return (void *)(uintptr_t)iova;
+	}
+	off = iova - mr->iova + mr->first_page_offset;
+	pg = off >> PAGE_SHIFT;
+	in_page = off & ~PAGE_MASK;
+	*chunk = PAGE_SIZE - in_page;
+	return kmap_local_page(mr->pages[pg]) + in_page;
+}
+
+void sroce_mr_unmap(struct sroce_mr *mr, void *addr)
+{
+	if (!mr->dma)
+		kunmap_local(addr);
+}

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: the verbs side (create, modify, query, destroy, kernel
+ * posting). The engine (sroce_engine.c) runs their send and receive
+ * contexts.
+ *
+ * Rules:
+ * - QPNs are unique across every sroce device of the host (sroce_qps), so
+ *   the same-host shortcut finds a destination QP by its number alone;
+ * - state changes happen under the owning worker's lock, so the engine
+ *   never sees a QP half way through a transition;
+ * - a QP is freed only after it left sroce_qps and its worker, and every
+ *   in-flight message that names it is gone (qp->refs).
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <sroce/psn.h>
+#include "sroce.h"
+
+static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
+static u32 sroce_qpn_next = SROCE_MIN_QPN;
+
+struct sroce_qp *sroce_qp_get(u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sroce_qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+/* For kernel CQ polling: the CQ's QPs outlive their completions. */
+struct ib_qp *sroce_qp_ibqp_of(u32 qpn)
+{
+	struct sroce_qp *qp = xa_load(&sroce_qps, qpn);
+
+	return qp ? &qp->ibqp : NULL;
+}
+
+static int sroce_check_caps(struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
+{
+	u32 sq_slots = roundup_pow_of_two(max(cap->max_send_wr, 1U));
+	u32 rq_slots = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
+	u32 sq_slot = roundup_pow_of_two(SROCE_SEND_WQE_BASE +
+				max(cap->max_send_sge * (u32)sizeof(struct sroce_sge),
+				    cap->max_inline_data));
+	u32 rq_slot = roundup_pow_of_two(SROCE_RECV_WQE_BASE +
+				max(cap->max_recv_sge, 1U) *
+				(u32)sizeof(struct sroce_sge));
+	u32 i;
+	int err;
+
+	sq_slot = max(sq_slot, 128U);
+	err = sroce_queue_init(&qp->sq, ilog2(sq_slots), ilog2(sq_slot));
+	if (err)
+		return err;
+	err = sroce_queue_init(&qp->rq, ilog2(rq_slots), ilog2(rq_slot));
+	if (err)
+		goto err_sq;
+
+	qp->sq_lim.slot_size = sq_slot;
+	qp->sq_lim.max_sge = min_t(u32, (sq_slot - SROCE_SEND_WQE_BASE) /
+				   sizeof(struct sroce_sge), SROCE_MAX_SGE);
+	qp->sq_lim.max_inline = min_t(u32, sq_slot - SROCE_SEND_WQE_BASE,
+				      SROCE_MAX_INLINE);
+	qp->rq_lim.slot_size = rq_slot;
+	qp->rq_lim.max_sge = min_t(u32, (rq_slot - SROCE_RECV_WQE_BASE) /
+				   sizeof(struct sroce_sge), SROCE_MAX_SGE);
+	qp->rq_lim.max_inline = 0;
+
+	qp->swqe = kvcalloc(sq_slots, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL);
+	if (!qp->swqe || !qp->swqe_mem) {
+		err = -ENOMEM;
+		goto err_rq;
+	}
+	for (i = 0; i < sq_slots; i++)
+		qp->swqe[i].wqe = qp->swqe_mem + (size_t)i * sq_slot;
+
+	cap->max_send_wr = sq_slots;
+	cap->max_recv_wr = rq_slots;
+	cap->max_send_sge = qp->sq_lim.max_sge;
+	cap->max_recv_sge = qp->rq_lim.max_sge;
+	cap->max_inline_data = qp->sq_lim.max_inline;
+	return 0;
+
+err_rq:
+	kvfree(qp->swqe);
+	kvfree(qp->swqe_mem);
+	sroce_queue_free(&qp->rq);
+err_sq:
+	sroce_queue_free(&qp->sq);
+	return err;
+}
+
+static void sroce_qp_free_queues(struct sroce_qp *qp)
+{
+	kvfree(qp->swqe);
+	kvfree(qp->swqe_mem);
+	sroce_queue_free(&qp->rq);
+	sroce_queue_free(&qp->sq);
+}
+
+static int sroce_qp_map_queues(struct sroce_qp *qp, struct ib_udata *udata)
+{
+	struct sroce_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	err = sroce_mmap_insert(&uctx->ibuc, qp->sq.buf, qp->sq.size, false,
+				&qp->sq.mmap, &resp.sq_mmap_offset);
+	if (err)
+		return err;
+	err = sroce_mmap_insert(&uctx->ibuc, qp->rq.buf, qp->rq.size, false,
+				&qp->rq.mmap, &resp.rq_mmap_offset);
+	if (err)
+		return err;
+	resp.qpn = qp->ibqp.qp_num;
+	resp.sq_mmap_len = qp->sq.size;
+	resp.rq_mmap_len = qp->rq.size;
+	resp.sq_log_slots = qp->sq.log_slots;
+	resp.sq_log_slot_size = qp->sq.log_slot_size;
+	resp.rq_log_slots = qp->rq.log_slots;
+	resp.rq_log_slot_size = qp->rq.log_slot_size;
+	resp.worker = qp->worker->index;
+	resp.max_inline_data = qp->sq_lim.max_inline;
+	return sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	u32 qpn;
+	int err;
+
+	if (init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	err = sroce_check_caps(&init->cap);
+	if (err)
+		return err;
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return err;
+
+	qp->sdev = to_sdev(ibqp->device);
+	qp->is_user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->state = IB_QPS_RESET;
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	mutex_init(&qp->attr_lock);
+	spin_lock_init(&qp->kpost_lock);
+	init_llist_head(&qp->rx);
+
+	err = sroce_qp_init_queues(qp, &init->cap);
+	if (err)
+		return err;
+
+	err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
+			      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
+			      &sroce_qpn_next, GFP_KERNEL);
+	if (err < 0)
+		goto err_queues;
+	ibqp->qp_num = qpn;
+
+	sroce_engine_add_qp(qp);
+	if (udata) {
+		err = sroce_qp_map_queues(qp, udata);
+		if (err)
+			goto err_engine;
+	}
+	/* Visible to the shortcut only once complete. */
+	xa_store(&sroce_qps, qpn, qp, GFP_KERNEL);
+	sroce_obj_inc(SROCE_OBJ_QP);
+	return 0;
+
+err_engine:
+	sroce_engine_remove_qp(qp);
+	xa_erase(&sroce_qps, qpn);
+err_queues:
+	sroce_qp_free_queues(qp);
+	return err;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&sroce_qps, ibqp->qp_num);
+	sroce_engine_remove_qp(qp);
+	/* In-flight messages that name this QP are dropped or answered. */
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+	sroce_engine_drop_rx(qp);
+	synchronize_rcu();	/* lookups that saw the QP in sroce_qps */
+
+	sroce_qp_free_queues(qp);
+	sroce_obj_dec(SROCE_OBJ_QP);
+	return 0;
+}
+
+static bool sroce_gid_is_local(const union ib_gid *gid)
+{
+	return sroce_find_device_by_gid(gid);
+}
+
+static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+			return -EINVAL;
+		/* Only the same-host shortcut exists until the wire does. */
+		if (!sroce_gid_is_local(&rdma_ah_read_grh(&attr->ah_attr)->dgid))
+			return -ENETUNREACH;
+	}
+	return 0;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	int err;
+
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return err;
+
+	mutex_lock(&qp->attr_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (cur != qp->state)
+		goto out;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+		goto out;
+	err = sroce_check_modify(qp, attr, mask);
+	if (err)
+		goto out;
+
+	mutex_lock(&qp->worker->lock);
+	if (mask & IB_QP_AV)
+		qp->attr.ah_attr = attr->ah_attr;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN) {
+		qp->attr.rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+		qp->rx_expected_psn = qp->attr.rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = (attr->sq_psn - qp->sq_next) & SROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	qp->attr_mask |= mask;
+
+	if (new == IB_QPS_RESET) {
+		qp->sq.index = 0;
+		qp->rq.index = 0;
+		qp->sq.hdr->producer = 0;
+		qp->sq.hdr->consumer = 0;
+		qp->rq.hdr->producer = 0;
+		qp->rq.hdr->consumer = 0;
+		qp->sq_next = 0;
+		qp->sq_retire = 0;
+		qp->sq_fetched = 0;
+		qp->retries = 0;
+		qp->rnr_retries = 0;
+		qp->rnr_wait = false;
+		qp->rx_expected_psn = 0;
+		qp->resend_at = 0;
+		qp->attr_mask = 0;
+		sroce_engine_drop_rx(qp);
+	}
+	WRITE_ONCE(qp->state, new);
+	mutex_unlock(&qp->worker->lock);
+	sroce_engine_kick(qp->worker);
+	err = 0;
+out:
+	mutex_unlock(&qp->attr_lock);
+	return err;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	mutex_lock(&qp->attr_lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->cap.max_send_wr = sroce_queue_slots(&qp->sq);
+	attr->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
+	attr->cap.max_send_sge = qp->sq_lim.max_sge;
+	attr->cap.max_recv_sge = qp->rq_lim.max_sge;
+	attr->cap.max_inline_data = qp->sq_lim.max_inline;
+	mutex_unlock(&qp->attr_lock);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static const u8 sroce_wr_opcode[] = {
+	[IB_WR_SEND] = SROCE_WQE_SEND,
+	[IB_WR_SEND_WITH_IMM] = SROCE_WQE_SEND_IMM,
+	[IB_WR_RDMA_WRITE] = SROCE_WQE_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = SROCE_WQE_RDMA_WRITE_IMM,
+	[IB_WR_RDMA_READ] = SROCE_WQE_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = SROCE_WQE_ATOMIC_CMP_SWP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
+};
+
+/* Kernel posters write the same WQE format into the same ring. */
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_queue *q = &qp->sq;
+	struct sroce_send_wqe *wqe;
+	u32 producer = q->hdr->producer;
+	u32 off = 0;
+	int i;
+
+	if (producer - READ_ONCE(q->hdr->consumer) >= sroce_queue_slots(q))
+		return -ENOMEM;
+	if (wr->opcode >= ARRAY_SIZE(sroce_wr_opcode) ||
+	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]))
+		return -EINVAL;
+	if (wr->num_sge > qp->sq_lim.max_sge)
+		return -EINVAL;
+
+	wqe = sroce_queue_slot(q, producer);
+	memset(wqe, 0, SROCE_SEND_WQE_BASE);
+	wqe->ctrl.opcode = sroce_wr_opcode[wr->opcode];
+	wqe->ctrl.wr_id = wr->wr_id;
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		wqe->ctrl.flags |= SROCE_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->ctrl.flags |= SROCE_WQE_FENCE;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->ctrl.flags |= SROCE_WQE_SOLICITED;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ctrl.imm_data = (__force u32)wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->raddr.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->raddr.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->raddr.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->raddr.rkey = atomic_wr(wr)->rkey;
+		wqe->atomic.swap_add = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				       atomic_wr(wr)->swap :
+				       atomic_wr(wr)->compare_add;
+		wqe->atomic.compare = atomic_wr(wr)->compare_add;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		wqe->ctrl.flags |= SROCE_WQE_INLINE;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (off + wr->sg_list[i].length > qp->sq_lim.max_inline)
+				return -EINVAL;
+			memcpy((u8 *)wqe->sge + off,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->ctrl.inline_len = off;
+	} else {
+		wqe->ctrl.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->sge[i].addr = wr->sg_list[i].addr;
+			wqe->sge[i].length = wr->sg_list[i].length;
+			wqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	smp_store_release(&q->hdr->producer, producer + 1);
+	return 0;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	/* A user QP's producer lives in its mapping: this is the kick. */
+	if (qp->is_user) {
+		sroce_engine_kick(qp->worker);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->kpost_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->kpost_lock, flags);
+	sroce_engine_kick(qp->worker);
+	return err;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_queue *q = &qp->rq;
+	struct sroce_recv_wqe *rwqe;
+	unsigned long flags;
+	u32 producer;
+	int i, err = 0;
+
+	if (qp->is_user)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&qp->kpost_lock, flags);
+	for (; wr; wr = wr->next) {
+		producer = q->hdr->producer;
+		if (producer - READ_ONCE(q->hdr->consumer) >=
+		    sroce_queue_slots(q) || wr->num_sge > qp->rq_lim.max_sge) {
+			err = -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		rwqe = sroce_queue_slot(q, producer);
+		memset(rwqe, 0, SROCE_RECV_WQE_BASE);
+		rwqe->wr_id = wr->wr_id;
+		rwqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			rwqe->sge[i].addr = wr->sg_list[i].addr;
+			rwqe->sge[i].length = wr->sg_list[i].length;
+			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		smp_store_release(&q->hdr->producer, producer + 1);
+	}
+	spin_unlock_irqrestore(&qp->kpost_lock, flags);
+	/* A posted receive may end an RNR wait, or flush in error. */
+	sroce_engine_kick(qp->worker);
+	return err;
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * CQs and QPs of libsroce: the fast path.
+ *
+ * Posting writes WQEs into the mapped ring and publishes the producer index
+ * (release); the kernel is kicked only when the engine worker serving the
+ * QP said it is going to sleep. Polling reads CQEs by their owner byte
+ * (acquire) and publishes the consumer index. Arming a CQ is a store into
+ * its ring header. None of these makes a system call otherwise.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "sroce.h"
+
+#define load_acquire(p) atomic_load_explicit((_Atomic __typeof__(*(p)) *)(p), \
+					    memory_order_acquire)
+#define store_release(p, v)                                                  \
+	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v),           \
+			      memory_order_release)
+
+static int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
+			  size_t len, uint32_t log_slots, uint32_t log_slot_size)
+{
+	r->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      offset);
+	if (r->map == MAP_FAILED)
+		return errno;
+	r->map_len = len;
+	r->hdr = r->map;
+	r->slots = (uint8_t *)r->map + SROCE_QUEUE_SLOTS_OFFSET;
+	r->log_slots = log_slots;
+	r->log_slot_size = log_slot_size;
+	r->index = 0;
+	pthread_spin_init(&r->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void sroce_ring_unmap(struct sroce_ring *r)
+{
+	if (r->map && r->map != MAP_FAILED)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+	pthread_spin_destroy(&r->lock);
+}
+
+struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct sroce_cmd_create_cq_resp resp = {};
+	struct ibv_create_cq cmd = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_ring_map(&cq->ring, context->cmd_fd, resp.drv.mmap_offset,
+			     resp.drv.mmap_len, resp.drv.log_slots,
+			     __builtin_ctz(sizeof(struct sroce_cqe)));
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return &cq->ibv_cq;
+}
+
+int sroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&cq->ring);
+	free(cq);
+	return 0;
+}
+
+int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring *r = &cq->ring;
+	struct sroce_cqe *cqe;
+	uint8_t owner;
+	int n;
+
+	pthread_spin_lock(&r->lock);
+	for (n = 0; n < num_entries; n++) {
+		cqe = sroce_ring_slot(r, r->index);
+		owner = ((r->index >> r->log_slots) & 1) ^ 1;
+		if (load_acquire(&cqe->owner) != owner)
+			break;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = cqe->wr_id;
+		wc[n].status = cqe->status;
+		wc[n].opcode = cqe->opcode;
+		wc[n].vendor_err = cqe->vendor_err;
+		wc[n].byte_len = cqe->byte_len;
+		wc[n].qp_num = cqe->qp_num;
+		wc[n].src_qp = cqe->src_qp;
+		if (cqe->flags & SROCE_CQE_WITH_IMM) {
+			wc[n].wc_flags |= IBV_WC_WITH_IMM;
+			wc[n].imm_data = cqe->imm_data;
+		} else if (cqe->flags & SROCE_CQE_WITH_INV) {
+			wc[n].wc_flags |= IBV_WC_WITH_INV;
+			wc[n].invalidated_rkey = cqe->imm_data;
+		}
+		r->index++;
+	}
+	if (n)
+		store_release(&r->hdr->consumer, r->index);
+	pthread_spin_unlock(&r->lock);
+	return n;
+}
+
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	pthread_spin_lock(&cq->ring.lock);
+	cq->arm_seq++;
+	store_release(&cq->ring.hdr->cq_arm,
+		      (cq->arm_seq << 1) | !!solicited_only);
+	pthread_spin_unlock(&cq->ring.lock);
+	/* The arm is visible before the caller polls once more. */
+	atomic_thread_fence(memory_order_seq_cst);
+	return 0;
+}
+
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct sroce_context *ctx = to_sctx(pd->context);
+	struct sroce_cmd_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	if (resp.drv.worker >= SROCE_MAX_WORKERS) {
+		ret = EPROTO;
+		goto err_destroy;
+	}
+	ret = sroce_ring_map(&qp->sq, pd->context->cmd_fd,
+			     resp.drv.sq_mmap_offset, resp.drv.sq_mmap_len,
+			     resp.drv.sq_log_slots, resp.drv.sq_log_slot_size);
+	if (ret)
+		goto err_destroy;
+	ret = sroce_ring_map(&qp->rq, pd->context->cmd_fd,
+			     resp.drv.rq_mmap_offset, resp.drv.rq_mmap_len,
+			     resp.drv.rq_log_slots, resp.drv.rq_log_slot_size);
+	if (ret)
+		goto err_sq;
+	qp->max_send_sge = attr->cap.max_send_sge;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+	qp->max_inline = resp.drv.max_inline_data;
+	qp->need_wakeup = &ctx->status->words[resp.drv.worker];
+	return &qp->ibv_qp;
+
+err_sq:
+	sroce_ring_unmap(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	struct sroce_qp *sqp = to_sqp(qp);
+	int ret;
+
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		sqp->sq.index = 0;
+		sqp->rq.index = 0;
+	}
+	return ret;
+}
+
+int sroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&qp->rq);
+	sroce_ring_unmap(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+static const uint8_t sroce_wqe_opcode[] = {
+	[IBV_WR_SEND] = SROCE_WQE_SEND,
+	[IBV_WR_SEND_WITH_IMM] = SROCE_WQE_SEND_IMM,
+	[IBV_WR_RDMA_WRITE] = SROCE_WQE_RDMA_WRITE,
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = SROCE_WQE_RDMA_WRITE_IMM,
+	[IBV_WR_RDMA_READ] = SROCE_WQE_RDMA_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = SROCE_WQE_ATOMIC_CMP_SWP,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
+};
+
+static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
+				struct sroce_send_wqe *wqe)
+{
+	uint32_t off = 0;
+	int i;
+
+	if ((unsigned int)wr->opcode >= sizeof(sroce_wqe_opcode) ||
+	    (wr->opcode != IBV_WR_SEND && !sroce_wqe_opcode[wr->opcode]))
+		return EINVAL;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->ctrl.opcode = sroce_wqe_opcode[wr->opcode];
+	wqe->ctrl.wr_id = wr->wr_id;
+	if (wr->send_flags & IBV_SEND_SIGNALED)
+		wqe->ctrl.flags |= SROCE_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		wqe->ctrl.flags |= SROCE_WQE_FENCE;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		wqe->ctrl.flags |= SROCE_WQE_SOLICITED;
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ctrl.imm_data = wr->imm_data;
+
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		wqe->raddr.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->raddr.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->raddr.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->raddr.rkey = wr->wr.atomic.rkey;
+		wqe->atomic.swap_add = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ?
+				       wr->wr.atomic.swap :
+				       wr->wr.atomic.compare_add;
+		wqe->atomic.compare = wr->wr.atomic.compare_add;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		wqe->ctrl.flags |= SROCE_WQE_INLINE;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (off + wr->sg_list[i].length > qp->max_inline)
+				return EINVAL;
+			memcpy((uint8_t *)wqe->sge + off,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->ctrl.inline_len = off;
+		return 0;
+	}
+	if ((uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
+	wqe->ctrl.num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+/* The engine said it sleeps: one system call wakes it. */
+static void sroce_kick(struct sroce_qp *qp)
+{
+	struct ibv_post_send cmd = {};
+	struct ib_uverbs_post_send_resp resp;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.core_payload.response = (uintptr_t)&resp;
+	cmd.core_payload.qp_handle = qp->ibv_qp.handle;
+	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->ibv_qp.context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return;	/* the next post kicks again */
+}
+
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *r = &qp->sq;
+	uint32_t slots = 1U << r->log_slots;
+	int ret = 0, posted = 0;
+
+	pthread_spin_lock(&r->lock);
+	for (; wr; wr = wr->next) {
+		if (r->index - load_acquire(&r->hdr->consumer) >= slots) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = sroce_write_send_wqe(qp, wr, sroce_ring_slot(r, r->index));
+		if (ret)
+			break;
+		r->index++;
+		posted++;
+	}
+	if (posted) {
+		store_release(&r->hdr->producer, r->index);
+		/* Pairs with the engine's barrier before it sleeps. */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit((_Atomic uint32_t *)qp->need_wakeup,
+					 memory_order_relaxed) &
+		    SROCE_WORKER_NEED_WAKEUP)
+			sroce_kick(qp);
+	}
+	pthread_spin_unlock(&r->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *r = &qp->rq;
+	uint32_t slots = 1U << r->log_slots;
+	struct sroce_recv_wqe *rwqe;
+	int ret = 0, posted = 0, i;
+
+	pthread_spin_lock(&r->lock);
+	for (; wr; wr = wr->next) {
+		if (r->index - load_acquire(&r->hdr->consumer) >= slots) {
+			ret = ENOMEM;
+			break;
+		}
+		if ((uint32_t)wr->num_sge > qp->max_recv_sge) {
+			ret = EINVAL;
+			break;
+		}
+		rwqe = sroce_ring_slot(r, r->index);
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->wr_id = wr->wr_id;
+		rwqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			rwqe->sge[i].addr = wr->sg_list[i].addr;
+			rwqe->sge[i].length = wr->sg_list[i].length;
+			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		r->index++;
+		posted++;
+	}
+	if (posted)
+		store_release(&r->hdr->producer, r->index);
+	pthread_spin_unlock(&r->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
