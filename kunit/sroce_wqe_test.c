@@ -132,6 +132,7 @@ static void sroce_ring_abi_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, producer), 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, consumer), 64);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, cq_arm), 128);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_queue_hdr, sq_worker), 132);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_ctrl), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, opcode), 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ctrl, flags), 1);
@@ -162,7 +163,7 @@ static void sroce_ring_abi_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, sq_mmap_offset), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, rq_mmap_offset), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, sq_log_slots), 32);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, worker), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, max_inline_data), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_alloc_ucontext_resp), 40);
 	KUNIT_EXPECT_EQ(test,
 			offsetof(struct sroce_alloc_ucontext_resp, status_mmap_offset),

@@ -55,7 +55,7 @@ struct sroce_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
-	const uint32_t *need_wakeup;	/* our worker's status word */
+	const struct sroce_engine_status *status;
 };
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *cq)

@@ -164,10 +164,6 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ret;
 		return NULL;
 	}
-	if (resp.drv.worker >= SROCE_MAX_WORKERS) {
-		ret = EPROTO;
-		goto err_destroy;
-	}
 	ret = sroce_ring_map(&qp->sq, pd->context->cmd_fd,
 			     resp.drv.sq_mmap_offset, resp.drv.sq_mmap_len,
 			     resp.drv.sq_log_slots, resp.drv.sq_log_slot_size);
@@ -181,7 +177,7 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp->max_inline = resp.drv.max_inline_data;
-	qp->need_wakeup = &ctx->status->words[resp.drv.worker];
+	qp->status = ctx->status;
 	return &qp->ibv_qp;
 
 err_sq:
@@ -307,6 +303,19 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 	return 0;
 }
 
+/* Whether the worker serving the QP said it is going to sleep. */
+static bool sroce_engine_sleeps(struct sroce_qp *qp)
+{
+	uint32_t w = atomic_load_explicit(
+		(_Atomic uint32_t *)&qp->sq.hdr->sq_worker,
+		memory_order_relaxed);
+
+	return atomic_load_explicit(
+		       (_Atomic uint32_t *)&qp->status->words[w %
+							SROCE_MAX_WORKERS],
+		       memory_order_relaxed) & SROCE_WORKER_NEED_WAKEUP;
+}
+
 /* The engine said it sleeps: one system call wakes it. */
 static void sroce_kick(struct sroce_qp *qp)
 {
@@ -347,9 +356,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		store_release(&r->hdr->producer, r->index);
 		/* Pairs with the engine's barrier before it sleeps. */
 		atomic_thread_fence(memory_order_seq_cst);
-		if (atomic_load_explicit((_Atomic uint32_t *)qp->need_wakeup,
-					 memory_order_relaxed) &
-		    SROCE_WORKER_NEED_WAKEUP)
+		if (sroce_engine_sleeps(qp))
 			sroce_kick(qp);
 	}
 	pthread_spin_unlock(&r->lock);

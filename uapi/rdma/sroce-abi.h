@@ -82,13 +82,19 @@ struct sroce_queue_hdr {
 	 * (only a solicited or error completion if solicited_only is set).
 	 */
 	__u32 cq_arm;
-	__u32 reserved_420[15];
+	/*
+	 * SQ only, written by the kernel: the engine worker serving the QP,
+	 * an index into sroce_engine_status.words. It changes only while the
+	 * QP is not yet in RTS.
+	 */
+	__u32 sq_worker;
+	__u32 reserved_440[14];
 	__u32 reserved_600[16];
 };
 
 /*
  * The engine status page, mapped read-only into every user context. The
- * engine serving a QP runs worker sroce_create_qp_resp.worker; when it is
+ * engine serving a QP runs worker sroce_queue_hdr.sq_worker; when it is
  * about to sleep it sets SROCE_WORKER_NEED_WAKEUP in words[worker], issues
  * a full barrier and checks the producer indices once more. A provider
  * that published new WQEs issues a full barrier, reads the word and, only
@@ -216,7 +222,7 @@ struct sroce_create_qp_resp {
 	__u8 sq_log_slot_size;
 	__u8 rq_log_slots;
 	__u8 rq_log_slot_size;
-	__u32 worker;		/* index into sroce_engine_status.words */
+	__u32 reserved_120;
 	__u32 max_inline_data;
 	__u32 reserved_160;
 };

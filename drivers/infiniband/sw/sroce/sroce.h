@@ -33,13 +33,13 @@
 #define SROCE_PKEY_TABLE_LEN 1
 #define SROCE_MAX_PD 0x10000
 #define SROCE_MAX_CQ 0x10000
-#define SROCE_MAX_CQE (1 << 16)
+#define SROCE_MAX_CQE 0x10000
 #define SROCE_MAX_QP 0x10000
-#define SROCE_MAX_QP_WR (1 << 14)
+#define SROCE_MAX_QP_WR 0x4000
 #define SROCE_MAX_SGE 32
 #define SROCE_MAX_INLINE 512
 #define SROCE_MAX_MR 0x40000
-#define SROCE_MAX_MR_SIZE (1ULL << 40)
+#define SROCE_MAX_MR_SIZE BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC 16
 /* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
 #define SROCE_MIN_QPN 2
@@ -104,6 +104,23 @@ struct sroce_queue {
 	struct rdma_user_mmap_entry *mmap;	/* NULL for kernel queues */
 };
 
+/*
+ * Ring indices. The other side's index is read with acquire semantics, so
+ * the slots it covers are visible after the read; our own index is
+ * published with release semantics, after the slot contents it covers.
+ */
+static inline u32 sroce_ring_read_index(const u32 *index)
+{
+	/* Pairs with the other side's sroce_ring_publish(). */
+	return smp_load_acquire(index);
+}
+
+static inline void sroce_ring_publish(u32 *index, u32 value)
+{
+	/* Pairs with the other side's sroce_ring_read_index(). */
+	smp_store_release(index, value);
+}
+
 static inline u32 sroce_queue_slots(const struct sroce_queue *q)
 {
 	return 1U << q->log_slots;
@@ -149,6 +166,8 @@ struct sroce_worker {
 	struct mutex lock;	/* qps */
 	struct list_head qps;
 	unsigned int num_qps;
+	/* The task running a pass now (the worker or a kicking process). */
+	struct task_struct *runner;
 };
 
 /* A kernel-private copy of a send WQE and its execution state. */
@@ -321,6 +340,8 @@ void sroce_engine_stop(struct sroce_dev *sdev);
 void sroce_engine_add_qp(struct sroce_qp *qp);
 void sroce_engine_remove_qp(struct sroce_qp *qp);
 void sroce_engine_kick(struct sroce_worker *w);
+void sroce_engine_run(struct sroce_qp *qp);
+void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 
 /* sroce_udata.c */

@@ -104,7 +104,7 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	u32 consumer, arm;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	consumer = smp_load_acquire(&q->hdr->consumer);
+	consumer = sroce_ring_read_index(&q->hdr->consumer);
 	if (q->index - consumer >= sroce_queue_slots(q)) {
 		overflow = !cq->overflowed;
 		cq->overflowed = true;
@@ -120,9 +120,10 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	slot->qp_num = cqe->qp_num;
 	slot->src_qp = cqe->src_qp;
 	slot->vendor_err = cqe->vendor_err;
+	/* The CQE before its owner byte; pairs with the consumer's acquire. */
 	smp_store_release(&slot->owner, sroce_cqe_owner(q, q->index));
 	q->index++;
-	smp_store_release(&q->hdr->producer, q->index);
+	sroce_ring_publish(&q->hdr->producer, q->index);
 
 	/* Pairs with the consumer's barrier between arming and polling. */
 	smp_mb();
@@ -161,6 +162,7 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	consumer = q->hdr->consumer;
 	while (n < num_entries) {
 		cqe = sroce_queue_slot(q, consumer);
+		/* Pairs with the release of the owner byte in sroce_cq_post(). */
 		if (smp_load_acquire(&cqe->owner) != sroce_cqe_owner(q, consumer))
 			break;
 		memset(&wc[n], 0, sizeof(wc[n]));
@@ -182,7 +184,7 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		consumer++;
 		n++;
 	}
-	smp_store_release(&q->hdr->consumer, consumer);
+	sroce_ring_publish(&q->hdr->consumer, consumer);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }

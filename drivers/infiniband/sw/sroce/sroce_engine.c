@@ -100,10 +100,12 @@ void sroce_engine_kick(struct sroce_worker *w)
 	wake_up_process(w->task);
 }
 
+/* A pass that is running already sees what it delivers to its own QPs. */
 static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
 {
 	llist_add(&msg->node, &to->rx);
-	sroce_engine_kick(to->worker);
+	if (READ_ONCE(to->worker->runner) != current)
+		sroce_engine_kick(to->worker);
 }
 
 /* Memory access through segments ---------------------------------------- */
@@ -245,16 +247,21 @@ static void sroce_qp_error(struct sroce_qp *qp)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 }
 
-/* Completes the oldest WQE in flight (qp->sq_retire) with status. */
+/*
+ * Completes the oldest WQE in flight (qp->sq_retire) with status. The slot
+ * is handed back (consumer index) before the CQE is written, so a process
+ * that sees the completion can reuse the slot at once.
+ */
 static void sroce_complete_send(struct sroce_qp *qp, u8 status)
 {
 	struct sroce_swqe *sw = &qp->swqe[qp->sq_retire &
 					  (sroce_queue_slots(&qp->sq) - 1)];
 	struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
+	bool signaled = status != IB_WC_SUCCESS || qp->sq_sig_all ||
+			(c->flags & SROCE_WQE_SIGNALED);
 	struct sroce_cqe cqe = {};
 
-	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
-	    (c->flags & SROCE_WQE_SIGNALED)) {
+	if (signaled) {
 		cqe.wr_id = c->wr_id;
 		cqe.status = status;
 		cqe.opcode = c->opcode < SROCE_WQE_OPCODE_COUNT ?
@@ -263,13 +270,15 @@ static void sroce_complete_send(struct sroce_qp *qp, u8 status)
 		    sroce_wqe_is_atomic(c->opcode))
 			cqe.byte_len = sw->msg_len;
 		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe);
 	}
 	qp->sq_retire++;
-	if (qp->sq_next < qp->sq_retire ||
-	    (s32)(qp->sq_next - qp->sq_retire) < 0)
+	if ((s32)(qp->sq_next - qp->sq_retire) < 0)
 		qp->sq_next = qp->sq_retire;
-	smp_store_release(&qp->sq.hdr->consumer, qp->sq_retire);
+	if ((s32)(qp->sq_fetched - qp->sq_retire) < 0)
+		qp->sq_fetched = qp->sq_retire;
+	sroce_ring_publish(&qp->sq.hdr->consumer, qp->sq_retire);
+	if (signaled)
+		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe);
 	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
 		sroce_qp_error(qp);
 }
@@ -299,7 +308,7 @@ static u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
 static void sroce_flush_rq(struct sroce_qp *qp)
 {
 	struct sroce_queue *q = &qp->rq;
-	u32 producer = smp_load_acquire(&q->hdr->producer);
+	u32 producer = sroce_ring_read_index(&q->hdr->producer);
 	struct sroce_recv_wqe *r;
 	struct sroce_cqe cqe = {};
 
@@ -311,16 +320,16 @@ static void sroce_flush_rq(struct sroce_qp *qp)
 		cqe.status = IB_WC_WR_FLUSH_ERR;
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
 		q->index++;
-		smp_store_release(&q->hdr->consumer, q->index);
+		sroce_ring_publish(&q->hdr->consumer, q->index);
+		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
 	}
 }
 
 /* In the error state every WQE completes with a flush error. */
 static void sroce_flush(struct sroce_qp *qp)
 {
-	u32 producer = smp_load_acquire(&qp->sq.hdr->producer);
+	u32 producer = sroce_ring_read_index(&qp->sq.hdr->producer);
 
 	if (producer - qp->sq_retire > sroce_queue_slots(&qp->sq))
 		producer = qp->sq_retire + sroce_queue_slots(&qp->sq);
@@ -440,7 +449,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		qp->rnr_wait = false;
 	}
 
-	producer = smp_load_acquire(&qp->sq.hdr->producer);
+	producer = sroce_ring_read_index(&qp->sq.hdr->producer);
 	if (producer - qp->sq_retire > slots) {
 		/* An index userspace cannot have produced. */
 		sroce_qp_error(qp);
@@ -508,10 +517,11 @@ static u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 	return IB_WC_SUCCESS;
 }
 
+/* The receive slot is handed back before its CQE is written. */
 static void sroce_recv_done(struct sroce_qp *qp)
 {
 	qp->rq.index++;
-	smp_store_release(&qp->rq.hdr->consumer, qp->rq.index);
+	sroce_ring_publish(&qp->rq.hdr->consumer, qp->rq.index);
 }
 
 static void sroce_post_recv_cqe(struct sroce_qp *qp, u64 wr_id, u8 status,
@@ -549,7 +559,7 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	u64 wr_id = 0;
 	u8 status;
 
-	producer = smp_load_acquire(&qp->rq.hdr->producer);
+	producer = sroce_ring_read_index(&qp->rq.hdr->producer);
 	if (producer == qp->rq.index)
 		return SROCE_LMSG_RNR;
 
@@ -560,8 +570,8 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 		for (i = 0; i < nseg; i++)
 			if (segs[i].mr)
 				sroce_mr_put(segs[i].mr);
-		sroce_post_recv_cqe(qp, wr_id, status, IB_WC_RECV, msg);
 		sroce_recv_done(qp);
+		sroce_post_recv_cqe(qp, wr_id, status, IB_WC_RECV, msg);
 		sroce_qp_error(qp);
 		return status == IB_WC_LOC_LEN_ERR ? SROCE_LMSG_NAK_INVALID :
 						     SROCE_LMSG_NAK_OPERATION;
@@ -574,10 +584,10 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	for (i = 0; i < nseg; i++)
 		if (segs[i].mr)
 			sroce_mr_put(segs[i].mr);
+	sroce_recv_done(qp);
 	sroce_post_recv_cqe(qp, wr_id, IB_WC_SUCCESS,
 			    with_data ? IB_WC_RECV : IB_WC_RECV_RDMA_WITH_IMM,
 			    msg);
-	sroce_recv_done(qp);
 	return SROCE_LMSG_ACK;
 }
 
@@ -600,7 +610,7 @@ static u8 sroce_exec_write(struct sroce_qp *qp, struct sroce_lmsg *msg)
 
 	/* With immediate, the receive WQE must be there before data moves. */
 	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM &&
-	    smp_load_acquire(&qp->rq.hdr->producer) == qp->rq.index)
+	    sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index)
 		return SROCE_LMSG_RNR;
 
 	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len,
@@ -858,24 +868,40 @@ static bool sroce_qp_has_work(struct sroce_qp *qp)
 	return false;
 }
 
-static int sroce_worker_pass(struct sroce_worker *w, bool check_only)
+static int sroce_worker_pass_locked(struct sroce_worker *w)
 {
 	struct sroce_qp *qp;
 	int done = 0;
 
-	mutex_lock(&w->lock);
-	list_for_each_entry(qp, &w->qps, worker_node) {
-		if (check_only) {
-			if (sroce_qp_has_work(qp)) {
-				done = 1;
-				break;
-			}
-		} else {
-			done += sroce_qp_process(qp);
+	list_for_each_entry(qp, &w->qps, worker_node)
+		done += sroce_qp_process(qp);
+	return done;
+}
+
+static bool sroce_worker_has_work_locked(struct sroce_worker *w)
+{
+	struct sroce_qp *qp;
+
+	list_for_each_entry(qp, &w->qps, worker_node)
+		if (sroce_qp_has_work(qp))
+			return true;
+	return false;
+}
+
+/* Passes until nothing is left to do; false if max_passes ran out. */
+static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
+{
+	bool idle = false;
+
+	WRITE_ONCE(w->runner, current);
+	while (max_passes-- > 0) {
+		if (!sroce_worker_pass_locked(w)) {
+			idle = true;
+			break;
 		}
 	}
-	mutex_unlock(&w->lock);
-	return done;
+	WRITE_ONCE(w->runner, NULL);
+	return idle;
 }
 
 static int sroce_worker_fn(void *arg)
@@ -883,9 +909,13 @@ static int sroce_worker_fn(void *arg)
 	struct sroce_worker *w = arg;
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = ktime_get_ns();
+	bool idle;
 
 	while (!kthread_should_stop()) {
-		if (sroce_worker_pass(w, false)) {
+		mutex_lock(&w->lock);
+		idle = sroce_worker_run_locked(w, 1);
+		mutex_unlock(&w->lock);
+		if (!idle) {
 			idle_since = ktime_get_ns();
 			cond_resched();
 			continue;
@@ -898,15 +928,72 @@ static int sroce_worker_fn(void *arg)
 		set_current_state(TASK_INTERRUPTIBLE);
 		WRITE_ONCE(*status, SROCE_WORKER_NEED_WAKEUP);
 		smp_mb();	/* flag, then re-check; pairs with producers */
-		if (sroce_worker_pass(w, true) || kthread_should_stop()) {
+		mutex_lock(&w->lock);
+		idle = !sroce_worker_has_work_locked(w);
+		mutex_unlock(&w->lock);
+		if (!idle || kthread_should_stop())
 			__set_current_state(TASK_RUNNING);
-		} else {
+		else
 			schedule();
-		}
 		WRITE_ONCE(*status, 0);
 		idle_since = ktime_get_ns();
 	}
 	return 0;
+}
+
+/*
+ * The kick of a user QP (its process saw the worker going to sleep): the
+ * caller runs the worker's passes itself, under the worker's lock, instead
+ * of paying for a wakeup. A busy worker is only woken.
+ */
+void sroce_engine_run(struct sroce_qp *qp)
+{
+	struct sroce_worker *w = qp->worker;
+	bool idle;
+
+	if (!mutex_trylock(&w->lock)) {
+		sroce_engine_kick(w);
+		return;
+	}
+	idle = sroce_worker_run_locked(w, 4);
+	mutex_unlock(&w->lock);
+	if (!idle)
+		sroce_engine_kick(w);
+}
+
+static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
+{
+	qp->worker = w;
+	list_add_tail(&qp->worker_node, &w->qps);
+	w->num_qps++;
+	WRITE_ONCE(qp->sq.hdr->sq_worker, w->index);
+}
+
+void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
+{
+	struct sroce_worker *from = qp->worker, *to, *first, *second;
+	struct sroce_qp *dest;
+
+	dest = sroce_qp_get(dest_qpn);
+	if (!dest)
+		return;
+	to = dest->worker;
+	if (dest->sdev == qp->sdev && to != from) {
+		first = from->index < to->index ? from : to;
+		second = first == from ? to : from;
+		mutex_lock(&first->lock);
+		mutex_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+		/* The peer may have moved meanwhile: follow it. */
+		to = dest->worker;
+		if (to == first || to == second) {
+			list_del(&qp->worker_node);
+			from->num_qps--;
+			sroce_engine_set_worker(qp, to);
+		}
+		mutex_unlock(&second->lock);
+		mutex_unlock(&first->lock);
+	}
+	sroce_qp_put(dest);
 }
 
 static void sroce_qp_timer_fn(struct timer_list *t)
@@ -927,10 +1014,8 @@ void sroce_engine_add_qp(struct sroce_qp *qp)
 		if (sdev->workers[i].num_qps < w->num_qps)
 			w = &sdev->workers[i];
 	timer_setup(&qp->timer, sroce_qp_timer_fn, 0);
-	qp->worker = w;
 	mutex_lock(&w->lock);
-	list_add_tail(&qp->worker_node, &w->qps);
-	w->num_qps++;
+	sroce_engine_set_worker(qp, w);
 	mutex_unlock(&w->lock);
 }
 

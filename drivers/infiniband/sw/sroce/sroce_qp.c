@@ -144,7 +144,6 @@ static int sroce_qp_map_queues(struct sroce_qp *qp, struct ib_udata *udata)
 	resp.sq_log_slot_size = qp->sq.log_slot_size;
 	resp.rq_log_slots = qp->rq.log_slots;
 	resp.rq_log_slot_size = qp->rq.log_slot_size;
-	resp.worker = qp->worker->index;
 	resp.max_inline_data = qp->sq_lim.max_inline;
 	return sroce_udata_copy_resp(udata, &resp, sizeof(resp));
 }
@@ -213,9 +212,16 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase(&sroce_qps, ibqp->qp_num);
 	sroce_engine_remove_qp(qp);
-	/* In-flight messages that name this QP are dropped or answered. */
+	/*
+	 * Messages that name this QP hold references: those queued to it
+	 * (responses to its requests) are dropped here, the others are
+	 * answered or dropped by their own workers.
+	 */
 	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	do {
+		sroce_engine_drop_rx(qp);
+	} while (!wait_for_completion_timeout(&qp->released,
+					      msecs_to_jiffies(10)));
 	sroce_engine_drop_rx(qp);
 	synchronize_rcu();	/* lookups that saw the QP in sroce_qps */
 
@@ -277,6 +283,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = sroce_check_modify(qp, attr, mask);
 	if (err)
 		goto out;
+
+	/*
+	 * Peers on the shortcut share a worker, so a message and its answer
+	 * never cross threads. Only before RTS: the provider reads the worker
+	 * from the SQ header when it posts.
+	 */
+	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR)
+		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 
 	mutex_lock(&qp->worker->lock);
 	if (mask & IB_QP_AV)
@@ -444,7 +458,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 			wqe->sge[i].lkey = wr->sg_list[i].lkey;
 		}
 	}
-	smp_store_release(&q->hdr->producer, producer + 1);
+	sroce_ring_publish(&q->hdr->producer, producer + 1);
 	return 0;
 }
 
@@ -457,7 +471,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* A user QP's producer lives in its mapping: this is the kick. */
 	if (qp->is_user) {
-		sroce_engine_kick(qp->worker);
+		sroce_engine_run(qp);
 		return 0;
 	}
 	if (READ_ONCE(qp->state) < IB_QPS_RTS) {
@@ -507,7 +521,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			rwqe->sge[i].length = wr->sg_list[i].length;
 			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
 		}
-		smp_store_release(&q->hdr->producer, producer + 1);
+		sroce_ring_publish(&q->hdr->producer, producer + 1);
 	}
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	/* A posted receive may end an RNR wait, or flush in error. */

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Runs inside the lab VM (scripts/bench): the same perftest runs on
+# rdma_rxe and on sroce, one after the other in this boot, same-host over
+# the same netdev (a veth), and prints each result with the ratio.
+set -u
+iters=${SROCE_BENCH_ITERS:-2000}
+ip link add v0 type veth peer name v0p
+ip link set v0p up
+ip link set v0 up
+ip addr add 192.0.2.1/24 dev v0
+sleep 1
+
+# perf DEV TOOL ARGS...: the client's result line, or nothing.
+perf() {
+	local dev=$1 tool=$2
+	shift 2
+	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" > /tmp/bench-srv.log 2>&1 &
+	sleep 2
+	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" 127.0.0.1 > /tmp/bench-cli.log 2>&1
+	wait
+	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/bench-cli.log | tail -n 1
+}
+
+# field N of a result line
+col() { awk -v n="$1" '{ print $n }'; }
+
+declare -A r
+for dev in rxe0 sroce0; do
+	if [ $dev = rxe0 ]; then
+		modprobe rdma_rxe
+		rdma link add rxe0 type rxe netdev v0
+	else
+		rdma link add sroce0 type sroce netdev v0
+	fi
+	sleep 1
+	r[$dev.write_bw]=$(perf $dev ib_write_bw -s 65536 -n "$iters" | col 4)
+	r[$dev.write_rate]=$(perf $dev ib_write_bw -s 64 -n $((iters * 5)) | col 5)
+	r[$dev.send_lat]=$(perf $dev ib_send_lat -s 64 -n "$iters" | col 5)
+	r[$dev.read_bw]=$(perf $dev ib_read_bw -s 65536 -n "$iters" | col 4)
+	r[$dev.send_bw]=$(perf $dev ib_send_bw -s 65536 -n "$iters" | col 4)
+	r[$dev.atomic_rate]=$(perf $dev ib_atomic_bw -n "$iters" | col 5)
+	rdma link delete $dev
+	[ $dev = rxe0 ] && rmmod rdma_rxe
+done
+
+ratio() {	# ratio A B: A / B with two decimals, or "n/a"
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b == "" || b + 0 == 0) print "n/a";
+		else printf "%.2f", a / b }'
+}
+printf '%-34s %12s %12s %8s\n' benchmark rxe sroce ratio
+row() {	# row NAME KEY HIGHER_IS_BETTER
+	local a=${r[rxe0.$2]:-} b=${r[sroce0.$2]:-} q
+	if [ "$3" = 1 ]; then q=$(ratio "$b" "$a"); else q=$(ratio "$a" "$b"); fi
+	printf '%-34s %12s %12s %8s\n' "$1" "${a:-fail}" "${b:-fail}" "$q"
+}
+row "ib_write_bw 64KiB MB/s" write_bw 1
+row "ib_write_bw 64B Mpps" write_rate 1
+row "ib_send_lat 64B typical us" send_lat 0
+row "ib_read_bw 64KiB MB/s" read_bw 1
+row "ib_send_bw 64KiB MB/s" send_bw 1
+row "ib_atomic_bw Mpps" atomic_rate 1
+echo "(ratio: how many times better sroce is; same-host, TCG, $iters iterations)"
