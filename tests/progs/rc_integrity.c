@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rc_integrity DEV GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]
+ *
+ * Connects PAIRS RC QP pairs on DEV to each other and runs ITERATIONS
+ * random operations on each pair: SEND and SEND with immediate, RDMA WRITE
+ * (with immediate), RDMA READ, compare-and-swap and fetch-and-add, with
+ * random sizes (1 B to MAX_SIZE, default 8 MiB), random offsets, random
+ * scatter/gather splits on both sides, inline or not. Every completion's
+ * status, opcode, length and immediate, and every byte that arrived, is
+ * checked. Prints one "ok"/"not ok" line per pair and a summary.
+ */
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include "testlib.h"
+
+#define MAX_SGE 4
+#define SLACK 4096
+
+struct pair;
+
+struct side {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct pair {
+	struct side a;	/* requester */
+	struct side b;	/* responder */
+	uint32_t psn_a, psn_b;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid gid;
+static int gid_index;
+static size_t max_size = 8 << 20;
+static uint64_t rng_state;
+static int max_inline;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static size_t rnd_size(void)
+{
+	switch (rnd() % 8) {
+	case 0:
+		return 1 + rnd() % 16;
+	case 1:
+	case 2:
+		return 1 + rnd() % 512;
+	case 3:
+	case 4:
+		return 1 + rnd() % 8192;
+	case 5:
+	case 6:
+		return 1 + rnd() % (256 * 1024);
+	default:
+		return 1 + rnd() % max_size;
+	}
+}
+
+static void setup_side(struct side *s)
+{
+	s->len = max_size + 2 * SLACK;
+	s->buf = malloc(s->len);
+	if (!s->buf)
+		tl_die("malloc");
+	s->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!s->cq)
+		tl_die("ibv_create_cq");
+	s->mr = ibv_reg_mr(pd, s->buf, s->len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!s->mr)
+		tl_die("ibv_reg_mr");
+	struct ibv_qp_init_attr init = {
+		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE,
+			 .max_inline_data = 256 },
+	};
+	s->qp = ibv_create_qp(pd, &init);
+	if (!s->qp)
+		tl_die("ibv_create_qp");
+	max_inline = init.cap.max_inline_data;
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t my_psn,
+		       uint32_t dest_psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		tl_die("modify INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = dest_psn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		tl_die("modify RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = my_psn;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		tl_die("modify RTS");
+}
+
+/* Waits for one completion on cq; 0 on timeout. */
+static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n > 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 20)
+			return 0;
+	}
+}
+
+/* Splits [addr, addr + len) into 1..MAX_SGE SGEs (some possibly empty). */
+static int split(struct ibv_sge *sge, uint64_t addr, size_t len, uint32_t lkey)
+{
+	int n = 1 + rnd() % MAX_SGE, i;
+	size_t left = len, part;
+
+	for (i = 0; i < n; i++) {
+		part = i == n - 1 ? left : (left ? rnd() % (left + 1) : 0);
+		sge[i].addr = addr;
+		sge[i].length = part;
+		sge[i].lkey = lkey;
+		addr += part;
+		left -= part;
+	}
+	return n;
+}
+
+static int fail(const char *what, int iter, const char *op, size_t len)
+{
+	printf("# pair failed at iteration %d: %s (%s, %zu bytes)\n", iter, what,
+	       op, len);
+	return 1;
+}
+
+static int one_op(struct pair *p, int iter)
+{
+	static const char *names[] = { "SEND", "SEND_IMM", "WRITE", "WRITE_IMM",
+				       "READ", "CMP_SWP", "FETCH_ADD" };
+	int op = rnd() % 7;
+	size_t len = (op >= 5) ? 8 : rnd_size();
+	size_t soff = rnd() % SLACK, doff = rnd() % SLACK;
+	struct ibv_sge ssge[MAX_SGE], rsge[MAX_SGE];
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_wc wc;
+	uint32_t imm = (uint32_t)rnd();
+	bool recv = op <= 1 || op == 3;
+	bool is_inline = false;
+	uint8_t *src, *dst;
+	uint64_t orig = 0, val, cmp = 0, swp = 0;
+	size_t i;
+
+	if (op >= 5) {
+		soff &= ~7UL;
+		doff &= ~7UL;
+	}
+	/* READ moves data from b to a; everything else from a to b. */
+	src = (op == 4 ? p->b.buf : p->a.buf) + soff;
+	dst = (op == 4 ? p->a.buf : p->b.buf) + doff;
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)rnd();
+	memset(dst, 0xee, len);
+
+	if (recv) {
+		rwr.wr_id = 0xb000 + iter;
+		rwr.sg_list = rsge;
+		rwr.num_sge = split(rsge, (uintptr_t)dst, len + rnd() % 64,
+				    p->b.mr->lkey);
+		if (op == 3)
+			rwr.num_sge = 0;
+		if (ibv_post_recv(p->b.qp, &rwr, &rbad))
+			return fail("post_recv", iter, names[op], len);
+	}
+
+	wr.wr_id = 0xa000 + iter;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = ssge;
+	switch (op) {
+	case 0:
+		wr.opcode = IBV_WR_SEND;
+		break;
+	case 1:
+		wr.opcode = IBV_WR_SEND_WITH_IMM;
+		wr.imm_data = htonl(imm);
+		break;
+	case 2:
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		break;
+	case 3:
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htonl(imm);
+		break;
+	case 4:
+		wr.opcode = IBV_WR_RDMA_READ;
+		break;
+	case 5:
+		wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		break;
+	default:
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		break;
+	}
+	if (op == 2 || op == 3) {
+		wr.wr.rdma.remote_addr = (uintptr_t)dst;
+		wr.wr.rdma.rkey = p->b.mr->rkey;
+	}
+	if (op == 4) {
+		wr.wr.rdma.remote_addr = (uintptr_t)src;
+		wr.wr.rdma.rkey = p->b.mr->rkey;
+	}
+	if (op >= 5) {
+		/* The target lives in b; the original value comes back to a. */
+		uint64_t *target = (uint64_t *)(p->b.buf + SLACK + doff);
+
+		orig = rnd();
+		*target = orig;
+		cmp = (rnd() & 1) ? orig : orig ^ 1;
+		swp = rnd();
+		wr.wr.atomic.remote_addr = (uintptr_t)target;
+		wr.wr.atomic.rkey = p->b.mr->rkey;
+		wr.wr.atomic.compare_add = op == 5 ? cmp : swp;
+		wr.wr.atomic.swap = swp;
+		ssge[0].addr = (uintptr_t)(p->a.buf + soff);
+		ssge[0].length = 8;
+		ssge[0].lkey = p->a.mr->lkey;
+		wr.num_sge = 1;
+		memset(p->a.buf + soff, 0xee, 8);
+	} else if (op == 4) {
+		wr.num_sge = split(ssge, (uintptr_t)dst, len, p->a.mr->lkey);
+	} else {
+		is_inline = len <= (size_t)max_inline && (rnd() & 1);
+		wr.num_sge = split(ssge, (uintptr_t)src, len, p->a.mr->lkey);
+		if (is_inline)
+			wr.send_flags |= IBV_SEND_INLINE;
+	}
+	if (ibv_post_send(p->a.qp, &wr, &bad))
+		return fail("post_send", iter, names[op], len);
+
+	if (!wait_wc(p->a.cq, &wc))
+		return fail("no send completion", iter, names[op], len);
+	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr.wr_id)
+		return fail(ibv_wc_status_str(wc.status), iter, names[op], len);
+	if ((op == 4 || op >= 5) && wc.byte_len != len)
+		return fail("requester byte_len", iter, names[op], len);
+
+	if (recv) {
+		if (!wait_wc(p->b.cq, &wc))
+			return fail("no receive completion", iter, names[op], len);
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != rwr.wr_id)
+			return fail(ibv_wc_status_str(wc.status), iter,
+				    names[op], len);
+		if (wc.byte_len != len)
+			return fail("receive byte_len", iter, names[op], len);
+		if (wc.opcode != (op == 3 ? IBV_WC_RECV_RDMA_WITH_IMM :
+				  IBV_WC_RECV))
+			return fail("receive opcode", iter, names[op], len);
+		if ((op == 1 || op == 3) != !!(wc.wc_flags & IBV_WC_WITH_IMM) ||
+		    ((op == 1 || op == 3) && ntohl(wc.imm_data) != imm))
+			return fail("immediate", iter, names[op], len);
+		if (wc.qp_num != p->b.qp->qp_num || wc.src_qp != p->a.qp->qp_num)
+			return fail("receive QP numbers", iter, names[op], len);
+	}
+
+	if (op >= 5) {
+		uint64_t *target = (uint64_t *)(p->b.buf + SLACK + doff);
+
+		memcpy(&val, p->a.buf + soff, 8);
+		if (val != orig)
+			return fail("atomic original value", iter, names[op], len);
+		if (op == 5 && *target != (cmp == orig ? swp : orig))
+			return fail("compare-and-swap result", iter, names[op], len);
+		if (op == 6 && *target != orig + swp)
+			return fail("fetch-and-add result", iter, names[op], len);
+		return 0;
+	}
+	if (memcmp(src, dst, len))
+		return fail("data mismatch", iter, names[op], len);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pair *pairs;
+	int npairs, iters, i, it, bad_pairs = 0;
+
+	if (argc < 6) {
+		fprintf(stderr,
+			"usage: rc_integrity DEV GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]\n");
+		return 2;
+	}
+	ctx = tl_open_device(argv[1]);
+	gid_index = atoi(argv[2]);
+	npairs = atoi(argv[3]);
+	iters = atoi(argv[4]);
+	rng_state = strtoull(argv[5], NULL, 0) | 1;
+	if (argc > 6)
+		max_size = strtoull(argv[6], NULL, 0);
+	if (ibv_query_gid(ctx, 1, gid_index, &gid))
+		tl_die("ibv_query_gid");
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		tl_die("ibv_alloc_pd");
+
+	pairs = calloc(npairs, sizeof(*pairs));
+	for (i = 0; i < npairs; i++) {
+		setup_side(&pairs[i].a);
+		setup_side(&pairs[i].b);
+		pairs[i].psn_a = rnd() & 0xffffff;
+		pairs[i].psn_b = rnd() & 0xffffff;
+		connect_qp(pairs[i].a.qp, pairs[i].b.qp->qp_num,
+			   pairs[i].psn_a, pairs[i].psn_b);
+		connect_qp(pairs[i].b.qp, pairs[i].a.qp->qp_num,
+			   pairs[i].psn_b, pairs[i].psn_a);
+	}
+	for (i = 0; i < npairs; i++) {
+		int bad = 0;
+
+		for (it = 0; it < iters && !bad; it++)
+			bad = one_op(&pairs[i], it);
+		tl_check(!bad, "pair %d: %d random operations, data and completions verified",
+			 i, bad ? it : iters);
+		bad_pairs += bad;
+	}
+	for (i = 0; i < npairs; i++) {
+		struct side *s[2] = { &pairs[i].a, &pairs[i].b };
+
+		for (it = 0; it < 2; it++) {
+			ibv_destroy_qp(s[it]->qp);
+			ibv_dereg_mr(s[it]->mr);
+			ibv_destroy_cq(s[it]->cq);
+			free(s[it]->buf);
+		}
+	}
+	free(pairs);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tl_exit_status();
+}
