@@ -15,12 +15,11 @@ check_eq "max MTU" 4096 "$(val max_mtu)"
 check_eq "active MTU for netdev MTU 1500" 1024 "$(val active_mtu)"
 check_eq "one pkey" 1 "$(val pkey_tbl_len)"
 check "PDs advertised" test "$(val max_pd)" -gt 0
-# Honest capabilities: nothing of the data path exists yet.
-check_eq "no QPs advertised" 0 "$(val max_qp)"
-check_eq "no CQs advertised" 0 "$(val max_cq)"
-check_eq "no MRs advertised" 0 "$(val max_mr)"
-check_eq "no atomics advertised" 0 "$(val atomic_cap)"
-check_eq "no device capability flags" 0x0 "$(val device_cap_flags)"
+# Honest capabilities: RC QPs, CQs and MRs exist; atomics are HCA-wide.
+check "QPs advertised" test "$(val max_qp)" -gt 0
+check "CQs advertised" test "$(val max_cq)" -gt 0
+check "MRs advertised" test "$(val max_mr)" -gt 0
+check_eq "atomics: IBV_ATOMIC_HCA" 1 "$(val atomic_cap)"
 
 # The netdev's addresses plus the default GID the RDMA core derives from
 # the MAC (fe80::/64 with the EUI-64 of the MAC), each as inet_ntop writes it.

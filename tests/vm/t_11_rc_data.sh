@@ -1,0 +1,46 @@
+# RC data path on the same host (the shortcut): our integrity program over
+# every opcode, unmodified ibv_rc_pingpong and perftest clients.
+. ./lib.sh
+make_veth v0 1
+rdma link add sroce0 type sroce netdev v0
+"$T/rc_integrity" sroce0 1 4 150 "$RANDOM" $((1 << 20))
+check "rc_integrity (IPv4 GID, 4 pairs, 1 MiB max)" test $? -eq 0
+gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ { gsub(/[^0-9]/, "", $1); print $1; exit }')
+"$T/rc_integrity" sroce0 "${gid6:-2}" 1 100 "$RANDOM" $((8 << 20))
+check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
+
+pingpong() {	# pingpong ARGS...: server and client, both must succeed
+	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" > /tmp/pp-srv.log 2>&1 &
+	local srv=$!
+	sleep 1
+	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" 127.0.0.1 > /tmp/pp-cli.log 2>&1
+	local rc=$?
+	wait $srv
+	[ $rc -eq 0 ] && [ $? -eq 0 ] && grep -q 'iters in' /tmp/pp-cli.log
+}
+check "ibv_rc_pingpong -c (buffer contents checked)" pingpong -n 200 -c
+check "ibv_rc_pingpong -e (completion events)" pingpong -n 200 -e
+check "ibv_rc_pingpong -s 65536 -c" pingpong -n 50 -s 65536 -c
+
+perftest() {	# perftest TOOL ARGS...: both sides succeed, a result line
+	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &
+	local srv=$!
+	sleep 1.5
+	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" 127.0.0.1 > /tmp/pt-cli.log 2>&1
+	local rc=$?
+	wait $srv
+	local src=$?
+	[ $rc -eq 0 ] && [ $src -eq 0 ] &&
+		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/pt-cli.log
+}
+for t in ib_write_bw ib_read_bw ib_send_bw; do
+	check "$t -a" perftest $t -a -n 20
+done
+check "ib_atomic_bw" perftest ib_atomic_bw -n 200
+for t in ib_write_lat ib_read_lat ib_send_lat; do
+	check "$t -a" perftest $t -a -n 20
+done
+check "ib_atomic_lat" perftest ib_atomic_lat -n 200
+check "ib_write_bw, 4 QPs" perftest ib_write_bw -q 4 -n 200
+check "no objects left" wait_for 10 sh -c '[ "$(awk "\$1 != \"devices\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+finish
