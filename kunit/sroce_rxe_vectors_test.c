@@ -90,8 +90,8 @@ static void sroce_rxe_pad_test(struct kunit *test)
 						      UDP_HLEN_, &pkt),
 				SROCE_PKT_OK);
 		KUNIT_EXPECT_EQ(test, (pkt.payload_len + pkt.pad) % 4, 0);
-		KUNIT_EXPECT_TRUE(test, pkt.payload_len == 61 ||
-					pkt.payload_len == 62);
+		KUNIT_EXPECT_TRUE(test,
+				  pkt.payload_len == 61 || pkt.payload_len == 62);
 		seen++;
 	}
 	KUNIT_EXPECT_EQ(test, seen, 2);
