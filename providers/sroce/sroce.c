@@ -123,6 +123,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_cq = sroce_destroy_cq,

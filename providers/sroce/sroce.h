@@ -3,6 +3,8 @@
 #define SROCE_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
 #include "verbs_private.h"
@@ -49,13 +51,17 @@ struct sroce_cq {
 };
 
 struct sroce_qp {
-	struct ibv_qp ibv_qp;
+	struct verbs_qp vqp;		/* first: libibverbs casts to it */
 	struct sroce_ring sq;
 	struct sroce_ring rq;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
 	const struct sroce_engine_status *status;
+	/* The ibv_wr_* API: the WQE being built, the first one of the batch. */
+	struct sroce_send_wqe *cur;
+	uint32_t batch_start;
+	int batch_err;
 };
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *cq)
@@ -65,7 +71,7 @@ static inline struct sroce_cq *to_scq(struct ibv_cq *cq)
 
 static inline struct sroce_qp *to_sqp(struct ibv_qp *qp)
 {
-	return container_of(qp, struct sroce_qp, ibv_qp);
+	return container_of(qp, struct sroce_qp, vqp.qp);
 }
 
 static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
@@ -74,7 +80,19 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
 			   << r->log_slot_size);
 }
 
+#define load_acquire(p)                                                       \
+	atomic_load_explicit((_Atomic __typeof__(*(p)) *)(p),                 \
+			     memory_order_acquire)
+#define store_release(p, v)                                                   \
+	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v),           \
+			      memory_order_release)
+
 /* sroce_queue.c */
+bool sroce_engine_sleeps(struct sroce_qp *qp);
+void sroce_kick(struct sroce_qp *qp);
+int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
+		 const struct sroce_create_qp_resp *drv,
+		 const struct ibv_qp_cap *cap);
 struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
@@ -83,6 +101,8 @@ int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr);
 int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		    int attr_mask);
 int sroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,

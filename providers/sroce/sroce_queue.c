@@ -16,12 +16,6 @@
 #include <unistd.h>
 #include "sroce.h"
 
-#define load_acquire(p) atomic_load_explicit((_Atomic __typeof__(*(p)) *)(p), \
-					    memory_order_acquire)
-#define store_release(p, v)                                                  \
-	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v),           \
-			      memory_order_release)
-
 static int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
 			  size_t len, uint32_t log_slots, uint32_t log_slot_size)
 {
@@ -144,9 +138,34 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* Maps the rings the kernel answered with; errno value or 0. */
+int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
+		 const struct sroce_create_qp_resp *drv,
+		 const struct ibv_qp_cap *cap)
+{
+	int ret;
+
+	ret = sroce_ring_map(&qp->sq, context->cmd_fd, drv->sq_mmap_offset,
+			     drv->sq_mmap_len, drv->sq_log_slots,
+			     drv->sq_log_slot_size);
+	if (ret)
+		return ret;
+	ret = sroce_ring_map(&qp->rq, context->cmd_fd, drv->rq_mmap_offset,
+			     drv->rq_mmap_len, drv->rq_log_slots,
+			     drv->rq_log_slot_size);
+	if (ret) {
+		sroce_ring_unmap(&qp->sq);
+		return ret;
+	}
+	qp->max_send_sge = cap->max_send_sge;
+	qp->max_recv_sge = cap->max_recv_sge;
+	qp->max_inline = drv->max_inline_data;
+	qp->status = to_sctx(context)->status;
+	return 0;
+}
+
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
-	struct sroce_context *ctx = to_sctx(pd->context);
 	struct sroce_cmd_create_qp_resp resp = {};
 	struct ibv_create_qp cmd = {};
 	struct sroce_qp *qp;
@@ -157,36 +176,21 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(qp);
 		errno = ret;
 		return NULL;
 	}
-	ret = sroce_ring_map(&qp->sq, pd->context->cmd_fd,
-			     resp.drv.sq_mmap_offset, resp.drv.sq_mmap_len,
-			     resp.drv.sq_log_slots, resp.drv.sq_log_slot_size);
-	if (ret)
-		goto err_destroy;
-	ret = sroce_ring_map(&qp->rq, pd->context->cmd_fd,
-			     resp.drv.rq_mmap_offset, resp.drv.rq_mmap_len,
-			     resp.drv.rq_log_slots, resp.drv.rq_log_slot_size);
-	if (ret)
-		goto err_sq;
-	qp->max_send_sge = attr->cap.max_send_sge;
-	qp->max_recv_sge = attr->cap.max_recv_sge;
-	qp->max_inline = resp.drv.max_inline_data;
-	qp->status = ctx->status;
-	return &qp->ibv_qp;
-
-err_sq:
-	sroce_ring_unmap(&qp->sq);
-err_destroy:
-	ibv_cmd_destroy_qp(&qp->ibv_qp);
-	free(qp);
-	errno = ret;
-	return NULL;
+	ret = sroce_qp_map(qp, pd->context, &resp.drv, &attr->cap);
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
 }
 
 int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
@@ -304,7 +308,7 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* Whether the worker serving the QP said it is going to sleep. */
-static bool sroce_engine_sleeps(struct sroce_qp *qp)
+bool sroce_engine_sleeps(struct sroce_qp *qp)
 {
 	uint32_t w = atomic_load_explicit(
 		(_Atomic uint32_t *)&qp->sq.hdr->sq_worker,
@@ -317,7 +321,7 @@ static bool sroce_engine_sleeps(struct sroce_qp *qp)
 }
 
 /* The engine said it sleeps: one system call wakes it. */
-static void sroce_kick(struct sroce_qp *qp)
+void sroce_kick(struct sroce_qp *qp)
 {
 	struct ibv_post_send cmd = {};
 	struct ib_uverbs_post_send_resp resp;
@@ -326,9 +330,9 @@ static void sroce_kick(struct sroce_qp *qp)
 	cmd.hdr.in_words = sizeof(cmd) / 4;
 	cmd.hdr.out_words = sizeof(resp) / 4;
 	cmd.core_payload.response = (uintptr_t)&resp;
-	cmd.core_payload.qp_handle = qp->ibv_qp.handle;
+	cmd.core_payload.qp_handle = qp->vqp.qp.handle;
 	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->ibv_qp.context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	if (write(qp->vqp.qp.context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		return;	/* the next post kicks again */
 }
 

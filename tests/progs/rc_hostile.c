@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 			scribble(c->ring.slots, 64);
 			break;
 		}
-		kick(&s->ibv_qp);
+		kick(&s->vqp.qp);
 		if (r % 16 == 0)
 			usleep(1000);
 	}

@@ -24,7 +24,8 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->vendor_id = 0;
+	/* No IEEE OUI of our own: the value software devices use. */
+	attr->vendor_id = 0xffffff;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_pd = SROCE_MAX_PD;

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The extended QP of libsroce: ibv_create_qp_ex() and the ibv_wr_* post
+ * API. Work requests are built straight into the SQ ring between
+ * ibv_wr_start() and ibv_wr_complete(), which publishes them at once (and
+ * kicks the engine only if it sleeps); ibv_wr_abort() drops them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sroce.h"
+
+#define SROCE_SEND_OPS                                                        \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static struct sroce_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
+}
+
+/* A new WQE at the ring's next slot; NULL (and a batch error) if full. */
+static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_ring *r = &qp->sq;
+	struct sroce_send_wqe *w;
+
+	qp->cur = NULL;
+	if (qp->batch_err)
+		return NULL;
+	if (r->index - load_acquire(&r->hdr->consumer) >= (1U << r->log_slots)) {
+		qp->batch_err = ENOMEM;
+		return NULL;
+	}
+	w = sroce_ring_slot(r, r->index++);
+	memset(w, 0, sizeof(*w));
+	w->ctrl.opcode = opcode;
+	w->ctrl.wr_id = qpx->wr_id;
+	if (qpx->wr_flags & IBV_SEND_SIGNALED)
+		w->ctrl.flags |= SROCE_WQE_SIGNALED;
+	if (qpx->wr_flags & IBV_SEND_FENCE)
+		w->ctrl.flags |= SROCE_WQE_FENCE;
+	if (qpx->wr_flags & IBV_SEND_SOLICITED)
+		w->ctrl.flags |= SROCE_WQE_SOLICITED;
+	qp->cur = w;
+	return w;
+}
+
+static void sroce_wr_send(struct ibv_qp_ex *qpx)
+{
+	sroce_wr_new(qpx, SROCE_WQE_SEND);
+}
+
+static void sroce_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_SEND_IMM);
+
+	if (w)
+		w->ctrl.imm_data = imm;
+}
+
+static void sroce_wr_rdma(struct ibv_qp_ex *qpx, uint8_t op, uint32_t rkey,
+			  uint64_t addr, __be32 imm)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, op);
+
+	if (!w)
+		return;
+	w->raddr.remote_addr = addr;
+	w->raddr.rkey = rkey;
+	w->ctrl.imm_data = imm;
+}
+
+static void sroce_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t addr)
+{
+	sroce_wr_rdma(qpx, SROCE_WQE_RDMA_WRITE, rkey, addr, 0);
+}
+
+static void sroce_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t addr, __be32 imm)
+{
+	sroce_wr_rdma(qpx, SROCE_WQE_RDMA_WRITE_IMM, rkey, addr, imm);
+}
+
+static void sroce_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t addr)
+{
+	sroce_wr_rdma(qpx, SROCE_WQE_RDMA_READ, rkey, addr, 0);
+}
+
+static void sroce_wr_atomic(struct ibv_qp_ex *qpx, uint8_t op, uint32_t rkey,
+			    uint64_t addr, uint64_t swap_add, uint64_t compare)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, op);
+
+	if (!w)
+		return;
+	w->raddr.remote_addr = addr;
+	w->raddr.rkey = rkey;
+	w->atomic.swap_add = swap_add;
+	w->atomic.compare = compare;
+}
+
+static void sroce_wr_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+			     uint64_t addr, uint64_t compare, uint64_t swap)
+{
+	sroce_wr_atomic(qpx, SROCE_WQE_ATOMIC_CMP_SWP, rkey, addr, swap, compare);
+}
+
+static void sroce_wr_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t addr, uint64_t add)
+{
+	sroce_wr_atomic(qpx, SROCE_WQE_ATOMIC_FETCH_ADD, rkey, addr,
+			add, 0);
+}
+
+static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
+				  const struct ibv_sge *sge)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	size_t i;
+
+	if (!qp->cur)
+		return;
+	if (num > qp->max_send_sge) {
+		qp->batch_err = EINVAL;
+		return;
+	}
+	qp->cur->ctrl.num_sge = num;
+	for (i = 0; i < num; i++) {
+		qp->cur->sge[i].addr = sge[i].addr;
+		qp->cur->sge[i].length = sge[i].length;
+		qp->cur->sge[i].lkey = sge[i].lkey;
+	}
+}
+
+static void sroce_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	sroce_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
+					  const struct ibv_data_buf *buf)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	size_t i, off = 0;
+
+	if (!qp->cur)
+		return;
+	for (i = 0; i < num; i++) {
+		if (off + buf[i].length > qp->max_inline) {
+			qp->batch_err = EINVAL;
+			return;
+		}
+		memcpy((uint8_t *)qp->cur->sge + off, buf[i].addr,
+		       buf[i].length);
+		off += buf[i].length;
+	}
+	qp->cur->ctrl.flags |= SROCE_WQE_INLINE;
+	qp->cur->ctrl.inline_len = off;
+}
+
+static void sroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				     size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	sroce_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static void sroce_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->batch_start = qp->sq.index;
+	qp->batch_err = 0;
+	qp->cur = NULL;
+}
+
+static void sroce_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+
+	qp->sq.index = qp->batch_start;
+	qp->cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static int sroce_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	int err = qp->batch_err;
+
+	if (err) {
+		sroce_wr_abort(qpx);
+		return err;
+	}
+	if (qp->sq.index != qp->batch_start) {
+		store_release(&qp->sq.hdr->producer, qp->sq.index);
+		/* Pairs with the engine's barrier before it sleeps. */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (sroce_engine_sleeps(qp))
+			sroce_kick(qp);
+	}
+	qp->cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+	return 0;
+}
+
+static void sroce_qpex_init(struct sroce_qp *qp)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	qpx->wr_send = sroce_wr_send;
+	qpx->wr_send_imm = sroce_wr_send_imm;
+	qpx->wr_rdma_write = sroce_wr_rdma_write;
+	qpx->wr_rdma_write_imm = sroce_wr_rdma_write_imm;
+	qpx->wr_rdma_read = sroce_wr_rdma_read;
+	qpx->wr_atomic_cmp_swp = sroce_wr_cmp_swp;
+	qpx->wr_atomic_fetch_add = sroce_wr_fetch_add;
+	qpx->wr_set_sge = sroce_wr_set_sge;
+	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
+	qpx->wr_set_inline_data = sroce_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = sroce_wr_set_inline_data_list;
+	qpx->wr_start = sroce_wr_start;
+	qpx->wr_complete = sroce_wr_complete;
+	qpx->wr_abort = sroce_wr_abort;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+}
+
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_cmd_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->qp_type != IBV_QPT_RC ||
+	     (attr->send_ops_flags & ~SROCE_SEND_OPS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_qp_map(qp, context, &resp.drv, &attr->cap);
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		sroce_qpex_init(qp);
+	return &qp->vqp.qp;
+}
