@@ -262,7 +262,16 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
+/* Module-wide engine event counts (debugfs sroce/engine). */
+enum sroce_stat {
+	SROCE_STAT_KICKS,	/* system calls that woke the engine */
+	SROCE_STAT_WQES,	/* send WQEs the engine started */
+	SROCE_STAT_SLEEPS,	/* times a worker went to sleep */
+	SROCE_STAT_COUNT
+};
+
 /* sroce_main.c */
+void sroce_stat_inc(enum sroce_stat stat);
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 

@@ -468,6 +468,8 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 				return;
 			}
 		}
+		if (qp->sq_next == qp->sq_fetched - 1)
+			sroce_stat_inc(SROCE_STAT_WQES);
 		msg = sroce_build_request(qp, qp->sq_next, &status);
 		if (!msg) {
 			if (qp->sq_retire == qp->sq_next) {
@@ -931,10 +933,12 @@ static int sroce_worker_fn(void *arg)
 		mutex_lock(&w->lock);
 		idle = !sroce_worker_has_work_locked(w);
 		mutex_unlock(&w->lock);
-		if (!idle || kthread_should_stop())
+		if (!idle || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
-		else
+		} else {
+			sroce_stat_inc(SROCE_STAT_SLEEPS);
 			schedule();
+		}
 		WRITE_ONCE(*status, 0);
 		idle_since = ktime_get_ns();
 	}
@@ -943,22 +947,21 @@ static int sroce_worker_fn(void *arg)
 
 /*
  * The kick of a user QP (its process saw the worker going to sleep): the
- * caller runs the worker's passes itself, under the worker's lock, instead
- * of paying for a wakeup. A busy worker is only woken.
+ * caller runs the worker's passes itself, under the worker's lock, so the
+ * first work request does not wait for a wakeup, and wakes the worker to
+ * poll for what follows.
  */
 void sroce_engine_run(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
-	bool idle;
 
-	if (!mutex_trylock(&w->lock)) {
-		sroce_engine_kick(w);
-		return;
+	sroce_stat_inc(SROCE_STAT_KICKS);
+	if (mutex_trylock(&w->lock)) {
+		sroce_worker_run_locked(w, 4);
+		mutex_unlock(&w->lock);
 	}
-	idle = sroce_worker_run_locked(w, 4);
-	mutex_unlock(&w->lock);
-	if (!idle)
-		sroce_engine_kick(w);
+	/* The worker takes over polling: the next posts need no kick. */
+	sroce_engine_kick(w);
 }
 
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)

@@ -34,6 +34,29 @@ static DEFINE_MUTEX(sroce_devices_lock);
 static struct workqueue_struct *sroce_wq;
 static struct dentry *sroce_debugfs;
 static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
+static atomic64_t sroce_stats[SROCE_STAT_COUNT];
+
+static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
+	[SROCE_STAT_KICKS] = "kicks",
+	[SROCE_STAT_WQES] = "wqes",
+	[SROCE_STAT_SLEEPS] = "sleeps",
+};
+
+void sroce_stat_inc(enum sroce_stat stat)
+{
+	atomic64_inc(&sroce_stats[stat]);
+}
+
+static int sroce_engine_stats_show(struct seq_file *s, void *unused)
+{
+	int i;
+
+	for (i = 0; i < SROCE_STAT_COUNT; i++)
+		seq_printf(s, "%s %lld\n", sroce_stat_names[i],
+			   (long long)atomic64_read(&sroce_stats[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_engine_stats);
 
 static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
 	[SROCE_OBJ_DEVICE] = "devices",
@@ -352,6 +375,8 @@ static int __init sroce_init(void)
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
 	debugfs_create_file("objects", 0400, sroce_debugfs, NULL,
 			    &sroce_objects_fops);
+	debugfs_create_file("engine", 0400, sroce_debugfs, NULL,
+			    &sroce_engine_stats_fops);
 
 	rdma_link_register(&sroce_link_ops);
 	return 0;

@@ -1,0 +1,23 @@
+# The fast path: in a steady ib_write_bw stream, posting makes no system
+# call. The engine counts every kick (a process's system call that woke it)
+# and every WQE it starts; kicks must stay a small fraction of the WQEs.
+. ./lib.sh
+make_veth v0 1
+rdma link add sroce0 type sroce netdev v0
+stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
+for size in 65536 64; do
+	k0=$(stat kicks)
+	w0=$(stat wqes)
+	timeout 120 ib_write_bw -d sroce0 -x 1 -F -s $size -n 20000 > /dev/null 2>&1 &
+	sleep 1.5
+	timeout 120 ib_write_bw -d sroce0 -x 1 -F -s $size -n 20000 127.0.0.1 > /tmp/wbw.log 2>&1
+	rc=$?
+	wait
+	kicks=$(( $(stat kicks) - k0 ))
+	wqes=$(( $(stat wqes) - w0 ))
+	echo "# $size B: $wqes WQEs, $kicks kicks"
+	check "ib_write_bw $size B ran" test $rc -eq 0
+	check "engine started all 20000 WQEs ($wqes)" test "$wqes" -ge 20000
+	check "kicks are under 5% of posts at $size B ($kicks for $wqes)" test $((kicks * 20)) -lt "$wqes"
+done
+finish
