@@ -138,6 +138,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 };
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,

@@ -97,6 +97,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
 int sroce_destroy_cq(struct ibv_cq *cq);
+int sroce_resize_cq(struct ibv_cq *cq, int cqe);
 int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
@@ -141,6 +142,11 @@ struct sroce_cmd_alloc_ucontext_resp {
 
 struct sroce_cmd_create_cq_resp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_cmd_resize_cq_resp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
 	struct sroce_create_cq_resp drv;
 };
 

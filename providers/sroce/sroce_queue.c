@@ -87,6 +87,44 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_cmd_resize_cq_resp resp = {};
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring *r = &cq->ring;
+	struct ibv_resize_cq cmd = {};
+	void *old_map;
+	size_t old_len;
+	int ret;
+
+	pthread_spin_lock(&r->lock);
+	/* The kernel keeps exactly the CQEs past our consumer index. */
+	store_release(&r->hdr->consumer, r->index);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto out;
+	old_map = r->map;
+	old_len = r->map_len;
+	r->map = mmap(NULL, resp.drv.mmap_len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, ibcq->context->cmd_fd, resp.drv.mmap_offset);
+	if (r->map == MAP_FAILED) {
+		/* The kernel moved on already: this CQ cannot be polled. */
+		ret = errno;
+		r->map = old_map;
+		goto out;
+	}
+	munmap(old_map, old_len);
+	r->map_len = resp.drv.mmap_len;
+	r->hdr = r->map;
+	r->slots = (uint8_t *)r->map + SROCE_QUEUE_SLOTS_OFFSET;
+	r->log_slots = resp.drv.log_slots;
+	r->index = 0;
+out:
+	pthread_spin_unlock(&r->lock);
+	return ret;
+}
+
 int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);

@@ -285,6 +285,11 @@ struct ibv_create_cq {
 	struct ib_uverbs_create_cq core_payload;
 };
 
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
+};
+
 struct ibv_reg_mr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_reg_mr core_payload;
@@ -342,6 +347,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
@@ -376,6 +384,7 @@ _Static_assert(sizeof(struct ibv_alloc_pd) == 16, "ibv_alloc_pd");
 _Static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
 _Static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
 _Static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
+_Static_assert(sizeof(struct ibv_resize_cq) == 24, "ibv_resize_cq");
 _Static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 _Static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 _Static_assert(sizeof(struct ibv_post_send) == 32, "ibv_post_send");

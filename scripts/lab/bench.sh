@@ -24,6 +24,12 @@ perf() {
 # field N of a result line
 col() { awk -v n="$1" '{ print $n }'; }
 
+# Busy CPU time of the whole VM so far, in clock ticks (all CPUs).
+busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+hz=$(getconf CLK_TCK)
+
 declare -A r
 for dev in rxe0 sroce0; do
 	if [ $dev = rxe0 ]; then
@@ -33,12 +39,24 @@ for dev in rxe0 sroce0; do
 		rdma link add sroce0 type sroce netdev v0
 	fi
 	sleep 1
+	t0=$(busy_ticks)
 	r[$dev.write_bw]=$(perf $dev ib_write_bw -s 65536 -n "$iters" | col 4)
+	t1=$(busy_ticks)
+	# CPU seconds per GB moved (both perftest processes and the driver).
+	r[$dev.cpu_per_gb]=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$iters" \
+		'BEGIN { printf "%.2f", (t / hz) / (n * 65536 / 1e9) }')
 	r[$dev.write_rate]=$(perf $dev ib_write_bw -s 64 -n $((iters * 5)) | col 5)
 	r[$dev.send_lat]=$(perf $dev ib_send_lat -s 64 -n "$iters" | col 5)
 	r[$dev.read_bw]=$(perf $dev ib_read_bw -s 65536 -n "$iters" | col 4)
 	r[$dev.send_bw]=$(perf $dev ib_send_bw -s 65536 -n "$iters" | col 4)
 	r[$dev.atomic_rate]=$(perf $dev ib_atomic_bw -n "$iters" | col 5)
+	# An idle device: busy CPU over 5 s with nothing to do.
+	sleep 1
+	t0=$(busy_ticks)
+	sleep 5
+	t1=$(busy_ticks)
+	r[$dev.idle_cpu]=$(awk -v t=$((t1 - t0)) -v hz="$hz" \
+		'BEGIN { printf "%.3f", 100 * (t / hz) / 5 }')
 	rdma link delete $dev
 	[ $dev = rxe0 ] && rmmod rdma_rxe
 done
@@ -60,4 +78,6 @@ row "ib_send_lat 64B typical us" send_lat 0
 row "ib_read_bw 64KiB MB/s" read_bw 1
 row "ib_send_bw 64KiB MB/s" send_bw 1
 row "ib_atomic_bw Mpps" atomic_rate 1
+row "CPU s per GB (ib_write_bw 64KiB)" cpu_per_gb 0
+row "idle VM CPU % (device up, no traffic)" idle_cpu 0
 echo "(ratio: how many times better sroce is; same-host, TCG, $iters iterations)"

@@ -203,6 +203,7 @@ struct sroce_cqe {
 	__u32 vendor_err;
 };
 
+/* Also the response of a CQ resize: the new ring, consumer index 0. */
 struct sroce_create_cq_resp {
 	__u32 comp_mask;
 	__u32 log_slots;

@@ -311,6 +311,7 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);

@@ -76,6 +76,75 @@ err_count:
 	return err;
 }
 
+/*
+ * Moves the CQ to a ring of a new size, keeping the CQEs not yet consumed
+ * (the consumer index comes from userspace: a ring it cannot have consumed
+ * that far is refused). The old ring stays mapped in the process until the
+ * provider unmaps it; its mmap entry goes away now.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_create_cq_resp resp = {};
+	struct sroce_queue nq, old;
+	struct sroce_ucontext *uctx;
+	struct sroce_cqe *from, *to;
+	unsigned long flags;
+	u32 consumer, n, i;
+	int err;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	err = sroce_udata_expect_no_req(udata);
+	if (err)
+		return err;
+	err = sroce_queue_init(&nq, order_base_2(cqe + 1),
+			       ilog2(sizeof(struct sroce_cqe)));
+	if (err)
+		return err;
+	if (udata) {
+		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+						 ibuc);
+		err = sroce_mmap_insert(&uctx->ibuc, nq.buf, nq.size, false,
+					&nq.mmap, &resp.mmap_offset);
+		if (err)
+			goto err_free;
+	}
+
+	spin_lock_irqsave(&cq->lock, flags);
+	consumer = sroce_ring_read_index(&cq->q.hdr->consumer);
+	n = cq->q.index - consumer;
+	if (n > sroce_queue_slots(&cq->q) || n >= sroce_queue_slots(&nq)) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		err = -EINVAL;
+		goto err_free;
+	}
+	for (i = 0; i < n; i++) {
+		from = sroce_queue_slot(&cq->q, consumer + i);
+		to = sroce_queue_slot(&nq, i);
+		*to = *from;
+		to->owner = sroce_cqe_owner(&nq, i);
+	}
+	nq.index = n;
+	nq.hdr->producer = n;
+	nq.hdr->consumer = 0;
+	nq.hdr->cq_arm = READ_ONCE(cq->q.hdr->cq_arm);
+	old = cq->q;
+	cq->q = nq;
+	cq->overflowed = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	sroce_queue_free(&old);
+	ibcq->cqe = sroce_queue_slots(&nq) - 1;
+	resp.log_slots = nq.log_slots;
+	resp.mmap_len = nq.size;
+	return sroce_udata_copy_resp(udata, &resp, sizeof(resp));
+
+err_free:
+	sroce_queue_free(&nq);
+	return err;
+}
+
 /* The core destroys a CQ only after every QP using it is gone. */
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {

@@ -604,55 +604,55 @@ static struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va,
 	return sroce_sge_mr(qp, rkey, va, len, access, true);
 }
 
-static u8 sroce_exec_write(struct sroce_qp *qp, struct sroce_lmsg *msg)
+/*
+ * Moves msg->len bytes between the responder's memory at (rkey, raddr) and
+ * the message's segments: into the responder for a WRITE, out of it for a
+ * READ. NAK_ACCESS if the rkey does not grant that.
+ */
+static u8 sroce_rdma_copy(struct sroce_qp *qp, struct sroce_lmsg *msg,
+			  int access)
 {
-	struct sroce_seg_iter dst, src;
+	struct sroce_seg_iter remote, local;
 	struct sroce_seg seg;
 	struct sroce_mr *mr;
+
+	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len, access);
+	if (IS_ERR(mr))
+		return SROCE_LMSG_NAK_ACCESS;
+	if (!mr)
+		return SROCE_LMSG_ACK;
+	seg.mr = mr;
+	seg.addr = msg->raddr;
+	seg.len = msg->len;
+	sroce_seg_iter_init(&remote, &seg, 1);
+	sroce_seg_iter_init(&local, msg->segs, msg->num_segs);
+	if (access == IB_ACCESS_REMOTE_WRITE)
+		sroce_seg_copy(&remote, &local, msg->len);
+	else
+		sroce_seg_copy(&local, &remote, msg->len);
+	sroce_mr_put(mr);
+	return SROCE_LMSG_ACK;
+}
+
+static u8 sroce_exec_write(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	u8 result;
 
 	/* With immediate, the receive WQE must be there before data moves. */
 	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM &&
 	    sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index)
 		return SROCE_LMSG_RNR;
 
-	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len,
-			   IB_ACCESS_REMOTE_WRITE);
-	if (IS_ERR(mr))
-		return SROCE_LMSG_NAK_ACCESS;
-	if (mr) {
-		seg.mr = mr;
-		seg.addr = msg->raddr;
-		seg.len = msg->len;
-		sroce_seg_iter_init(&dst, &seg, 1);
-		sroce_seg_iter_init(&src, msg->segs, msg->num_segs);
-		sroce_seg_copy(&dst, &src, msg->len);
-		sroce_mr_put(mr);
-	}
-	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM)
+	result = sroce_rdma_copy(qp, msg, IB_ACCESS_REMOTE_WRITE);
+	if (result == SROCE_LMSG_ACK &&
+	    msg->opcode == SROCE_WQE_RDMA_WRITE_IMM)
 		return sroce_exec_recv(qp, msg, false);
-	return SROCE_LMSG_ACK;
+	return result;
 }
 
 static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
-	struct sroce_seg_iter dst, src;
-	struct sroce_seg seg;
-	struct sroce_mr *mr;
-
-	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len,
-			   IB_ACCESS_REMOTE_READ);
-	if (IS_ERR(mr))
-		return SROCE_LMSG_NAK_ACCESS;
-	if (mr) {
-		seg.mr = mr;
-		seg.addr = msg->raddr;
-		seg.len = msg->len;
-		sroce_seg_iter_init(&src, &seg, 1);
-		sroce_seg_iter_init(&dst, msg->segs, msg->num_segs);
-		sroce_seg_copy(&dst, &src, msg->len);
-		sroce_mr_put(mr);
-	}
-	return SROCE_LMSG_ACK;
+	return sroce_rdma_copy(qp, msg, IB_ACCESS_REMOTE_READ);
 }
 
 static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,

@@ -135,6 +135,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
