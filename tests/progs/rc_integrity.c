@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rc_integrity DEV GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]
+ * rc_integrity DEV[,DEV2] GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]
  *
- * Connects PAIRS RC QP pairs on DEV to each other and runs ITERATIONS
+ * Connects PAIRS RC QP pairs on DEV to each other (or each QP on DEV to
+ * one on DEV2, another sroce device of the host) and runs ITERATIONS
  * random operations on each pair: SEND and SEND with immediate, RDMA WRITE
  * (with immediate), RDMA READ, compare-and-swap and fetch-and-add, with
  * random sizes (1 B to MAX_SIZE, default 8 MiB), random offsets, random
@@ -22,7 +23,15 @@
 
 struct pair;
 
+/* An open device: side a of every pair uses devs[0], side b devs[1]. */
+struct dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	union ibv_gid gid;
+};
+
 struct side {
+	struct dev *dev;
 	struct ibv_qp *qp;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
@@ -36,9 +45,7 @@ struct pair {
 	uint32_t psn_a, psn_b;
 };
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static union ibv_gid gid;
+static struct dev devs[2];
 static int gid_index;
 static size_t max_size = 8 << 20;
 static uint64_t rng_state;
@@ -71,8 +78,12 @@ static size_t rnd_size(void)
 	}
 }
 
-static void setup_side(struct side *s)
+static void setup_side(struct side *s, struct dev *d)
 {
+	struct ibv_context *ctx = d->ctx;
+	struct ibv_pd *pd = d->pd;
+
+	s->dev = d;
 	s->len = max_size + 2 * SLACK;
 	s->buf = malloc(s->len);
 	if (!s->buf)
@@ -98,7 +109,7 @@ static void setup_side(struct side *s)
 }
 
 static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t my_psn,
-		       uint32_t dest_psn)
+		       uint32_t dest_psn, const union ibv_gid *gid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -118,7 +129,7 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t my_psn,
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;
 	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.dgid = *gid;
 	a.ah_attr.grh.sgid_index = gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
@@ -333,32 +344,46 @@ int main(int argc, char **argv)
 
 	if (argc < 6) {
 		fprintf(stderr,
-			"usage: rc_integrity DEV GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]\n");
+			"usage: rc_integrity DEV[,DEV2] GID_INDEX PAIRS ITERATIONS SEED [MAX_SIZE]\n");
 		return 2;
 	}
-	ctx = tl_open_device(argv[1]);
 	gid_index = atoi(argv[2]);
+	{
+		char *second = strchr(argv[1], ',');
+		int d;
+
+		if (second)
+			*second++ = 0;
+		devs[0].ctx = tl_open_device(argv[1]);
+		devs[1].ctx = second ? tl_open_device(second) : devs[0].ctx;
+		for (d = 0; d < 2; d++) {
+			if (d && devs[1].ctx == devs[0].ctx) {
+				devs[1].pd = devs[0].pd;
+				devs[1].gid = devs[0].gid;
+				break;
+			}
+			devs[d].pd = ibv_alloc_pd(devs[d].ctx);
+			if (!devs[d].pd ||
+			    ibv_query_gid(devs[d].ctx, 1, gid_index, &devs[d].gid))
+				tl_die("device setup");
+		}
+	}
 	npairs = atoi(argv[3]);
 	iters = atoi(argv[4]);
 	rng_state = strtoull(argv[5], NULL, 0) | 1;
 	if (argc > 6)
 		max_size = strtoull(argv[6], NULL, 0);
-	if (ibv_query_gid(ctx, 1, gid_index, &gid))
-		tl_die("ibv_query_gid");
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		tl_die("ibv_alloc_pd");
 
 	pairs = calloc(npairs, sizeof(*pairs));
 	for (i = 0; i < npairs; i++) {
-		setup_side(&pairs[i].a);
-		setup_side(&pairs[i].b);
+		setup_side(&pairs[i].a, &devs[0]);
+		setup_side(&pairs[i].b, &devs[1]);
 		pairs[i].psn_a = rnd() & 0xffffff;
 		pairs[i].psn_b = rnd() & 0xffffff;
 		connect_qp(pairs[i].a.qp, pairs[i].b.qp->qp_num,
-			   pairs[i].psn_a, pairs[i].psn_b);
+			   pairs[i].psn_a, pairs[i].psn_b, &devs[1].gid);
 		connect_qp(pairs[i].b.qp, pairs[i].a.qp->qp_num,
-			   pairs[i].psn_b, pairs[i].psn_a);
+			   pairs[i].psn_b, pairs[i].psn_a, &devs[0].gid);
 	}
 	for (i = 0; i < npairs; i++) {
 		int bad = 0;
@@ -380,7 +405,11 @@ int main(int argc, char **argv)
 		}
 	}
 	free(pairs);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
+	ibv_dealloc_pd(devs[0].pd);
+	ibv_close_device(devs[0].ctx);
+	if (devs[1].ctx != devs[0].ctx) {
+		ibv_dealloc_pd(devs[1].pd);
+		ibv_close_device(devs[1].ctx);
+	}
 	return tl_exit_status();
 }
