@@ -122,6 +122,7 @@ static void sroce_free_context(struct ibv_context *ibv_ctx)
 static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,

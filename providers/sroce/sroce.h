@@ -45,9 +45,11 @@ struct sroce_ring {
 };
 
 struct sroce_cq {
-	struct ibv_cq ibv_cq;
+	struct verbs_cq vcq;		/* first: libibverbs casts to it */
 	struct sroce_ring ring;
 	uint32_t arm_seq;
+	/* ibv_start_poll() and friends: the CQE being read, if any. */
+	struct sroce_cqe *cur;
 };
 
 struct sroce_qp {
@@ -66,7 +68,7 @@ struct sroce_qp {
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *cq)
 {
-	return container_of(cq, struct sroce_cq, ibv_cq);
+	return container_of(cq, struct sroce_cq, vcq.cq);
 }
 
 static inline struct sroce_qp *to_sqp(struct ibv_qp *qp)
@@ -98,6 +100,11 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 			       int comp_vector);
 int sroce_destroy_cq(struct ibv_cq *cq);
 int sroce_resize_cq(struct ibv_cq *cq, int cqe);
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr);
+void sroce_ring_unmap(struct sroce_ring *r);
+int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset, size_t len,
+		   uint32_t log_slots, uint32_t log_slot_size);
 int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
@@ -142,6 +149,11 @@ struct sroce_cmd_alloc_ucontext_resp {
 
 struct sroce_cmd_create_cq_resp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_cmd_create_cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
 	struct sroce_create_cq_resp drv;
 };
 

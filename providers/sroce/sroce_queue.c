@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include "sroce.h"
 
-static int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
-			  size_t len, uint32_t log_slots, uint32_t log_slot_size)
+int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
+		   size_t len, uint32_t log_slots, uint32_t log_slot_size)
 {
 	r->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		      offset);
@@ -33,7 +33,7 @@ static int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
 	return 0;
 }
 
-static void sroce_ring_unmap(struct sroce_ring *r)
+void sroce_ring_unmap(struct sroce_ring *r)
 {
 	if (r->map && r->map != MAP_FAILED)
 		munmap(r->map, r->map_len);
@@ -55,7 +55,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibv_cq,
+	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(cq);
@@ -66,12 +66,12 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 			     resp.drv.mmap_len, resp.drv.log_slots,
 			     __builtin_ctz(sizeof(struct sroce_cqe)));
 	if (ret) {
-		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		free(cq);
 		errno = ret;
 		return NULL;
 	}
-	return &cq->ibv_cq;
+	return &cq->vcq.cq;
 }
 
 int sroce_destroy_cq(struct ibv_cq *ibcq)

@@ -107,6 +107,14 @@ enum {
 	VERBS_QP_EX = 1 << 1,
 };
 
+/* A CQ as libibverbs sees it: a provider's CQ starts with this. */
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
 /* A QP as libibverbs sees it: a provider's QP starts with this. */
 struct verbs_qp {
 	union {
@@ -285,6 +293,13 @@ struct ibv_create_cq {
 	struct ib_uverbs_create_cq core_payload;
 };
 
+/* An extended command: the uverbs header, then the extended header. */
+struct ibv_create_cq_ex {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
 struct ibv_resize_cq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_resize_cq core_payload;
@@ -346,6 +361,12 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
@@ -385,6 +406,7 @@ _Static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
 _Static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
 _Static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
 _Static_assert(sizeof(struct ibv_resize_cq) == 24, "ibv_resize_cq");
+_Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex");
 _Static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 _Static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 _Static_assert(sizeof(struct ibv_post_send) == 32, "ibv_post_send");

@@ -429,6 +429,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 {
 	u32 slots = sroce_queue_slots(&qp->sq);
 	struct sroce_lmsg *msg;
+	struct sroce_swqe *sw;
 	struct sroce_qp *dest;
 	u32 producer;
 	u8 status;
@@ -439,8 +440,9 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		/* A timeout or an RNR wait ended: resend what is in flight. */
 		qp->resend_at = 0;
 		if (qp->sq_next != qp->sq_retire) {
-			if (qp->attr.retry_cnt < 7 &&
-			    ++qp->retries > qp->attr.retry_cnt && !qp->rnr_wait) {
+			/* retry_cnt counts resends; unlike rnr_retry, 7 is 7. */
+			if (!qp->rnr_wait &&
+			    ++qp->retries > qp->attr.retry_cnt) {
 				sroce_complete_send(qp, IB_WC_RETRY_EXC_ERR);
 				return;
 			}
@@ -456,21 +458,19 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		return;
 	}
 	while (qp->sq_next != producer && *budget > 0) {
+		sw = &qp->swqe[qp->sq_next & (slots - 1)];
 		if (qp->sq_next == qp->sq_fetched) {
-			status = sroce_fetch_send(qp, qp->sq_next);
+			sw->status = sroce_fetch_send(qp, qp->sq_next);
 			qp->sq_fetched++;
-			if (status != IB_WC_SUCCESS) {
-				qp->sq_next++;
-				while (qp->sq_retire != qp->sq_next - 1 &&
-				       qp->sq_retire != qp->sq_next)
-					return;	/* complete in order first */
-				sroce_complete_send(qp, status);
-				return;
-			}
-		}
-		if (qp->sq_next == qp->sq_fetched - 1)
 			sroce_stat_inc(SROCE_STAT_WQES);
-		msg = sroce_build_request(qp, qp->sq_next, &status);
+		}
+		/*
+		 * A WQE that failed validation is never sent: it completes
+		 * with its error once everything before it has completed.
+		 */
+		status = sw->status;
+		msg = status == IB_WC_SUCCESS ?
+		      sroce_build_request(qp, qp->sq_next, &status) : NULL;
 		if (!msg) {
 			if (qp->sq_retire == qp->sq_next) {
 				qp->sq_next++;
