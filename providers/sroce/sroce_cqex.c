@@ -144,15 +144,8 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	ret = sroce_ring_map(&cq->ring, context->cmd_fd, resp.drv.mmap_offset,
-			     resp.drv.mmap_len, resp.drv.log_slots,
-			     __builtin_ctz(sizeof(struct sroce_cqe)));
-	if (ret) {
-		ibv_cmd_destroy_cq(&cq->vcq.cq);
-		free(cq);
-		errno = ret;
+	if (sroce_cq_map(cq, context, &resp.drv))
 		return NULL;
-	}
 
 	cqx = &cq->vcq.cq_ex;
 	cqx->start_poll = sroce_start_poll;

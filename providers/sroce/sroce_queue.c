@@ -62,16 +62,29 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		return NULL;
 	}
-	ret = sroce_ring_map(&cq->ring, context->cmd_fd, resp.drv.mmap_offset,
-			     resp.drv.mmap_len, resp.drv.log_slots,
-			     __builtin_ctz(sizeof(struct sroce_cqe)));
-	if (ret) {
-		ibv_cmd_destroy_cq(&cq->vcq.cq);
-		free(cq);
-		errno = ret;
+	if (sroce_cq_map(cq, context, &resp.drv))
 		return NULL;
-	}
 	return &cq->vcq.cq;
+}
+
+/*
+ * Maps the ring of a CQ the kernel just created. On failure the CQ is
+ * destroyed and freed, errno is set and -1 returned.
+ */
+int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *context,
+		 const struct sroce_create_cq_resp *drv)
+{
+	int ret;
+
+	ret = sroce_ring_map(&cq->ring, context->cmd_fd, drv->mmap_offset,
+			     drv->mmap_len, drv->log_slots,
+			     __builtin_ctz(sizeof(struct sroce_cqe)));
+	if (!ret)
+		return 0;
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+	free(cq);
+	errno = ret;
+	return -1;
 }
 
 int sroce_destroy_cq(struct ibv_cq *ibcq)
