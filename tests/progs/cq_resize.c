@@ -19,7 +19,6 @@ int main(int argc, char **argv)
 	struct ibv_qp *qa, *qb;
 	struct ibv_cq *ca, *cb;
 	struct ibv_context *ctx;
-	struct ibv_qp_attr a;
 	struct ibv_wc wc[32];
 	union ibv_gid gid;
 	struct ibv_pd *pd;
@@ -53,34 +52,15 @@ int main(int argc, char **argv)
 	qps[0] = qa;
 	qps[1] = qb;
 	for (i = 0; i < 2; i++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-		ret = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = qps[i ^ 1]->qp_num;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.port_num = 1;
-		ret |= ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		ret |= ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-		if (ret)
-			tl_die("connect");
+		struct tl_rc_conn conn = {
+			.dest_qpn = qps[i ^ 1]->qp_num, .dgid = &gid,
+			.sgid_index = gid_index,
+			.access = IBV_ACCESS_REMOTE_WRITE,
+			.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		};
+
+		if (tl_connect_rc(qps[i], &conn))
+			tl_die("connecting a QP");
 	}
 
 	ret = ibv_resize_cq(ca, 16);

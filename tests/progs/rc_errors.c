@@ -63,41 +63,15 @@ static void free_end(struct end *e)
 
 static int to_rts(struct ibv_qp *qp, uint32_t dest, const struct pair_cfg *c)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct tl_rc_conn conn = {
+		.dest_qpn = dest, .dgid = &gid, .sgid_index = gid_index,
+		.sq_psn = 100, .rq_psn = 100, .access = TL_REMOTE_ALL,
+		.timeout = c->timeout, .retry_cnt = c->retry_cnt,
+		.rnr_retry = c->rnr_retry, .min_rnr_timer = 1,	/* 10 us */
+		.rd_atomic = 1,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;	/* 10 us */
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = c->timeout;
-	a.retry_cnt = c->retry_cnt;
-	a.rnr_retry = c->rnr_retry;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return tl_connect_rc(qp, &conn);
 }
 
 static void connect_pair(struct end *a, struct end *b, const struct pair_cfg *c)

@@ -118,38 +118,15 @@ int main(int argc, char **argv)
 	}
 	/* Pairs 0-1 and 2-3, connected, all rights granted. */
 	for (i = 0; i < NQP; i++) {
-		memset(&attr, 0, sizeof(attr));
-		attr.qp_state = IBV_QPS_INIT;
-		attr.port_num = 1;
-		attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-		if (ibv_modify_qp(qp[i], &attr, IBV_QP_STATE |
-				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
-			tl_die("modify INIT");
-		memset(&attr, 0, sizeof(attr));
-		attr.qp_state = IBV_QPS_RTR;
-		attr.path_mtu = IBV_MTU_1024;
-		attr.dest_qp_num = qp[i ^ 1]->qp_num;
-		attr.ah_attr.is_global = 1;
-		attr.ah_attr.grh.dgid = gid;
-		attr.ah_attr.grh.sgid_index = gid_index;
-		attr.ah_attr.port_num = 1;
-		attr.min_rnr_timer = 1;
-		if (ibv_modify_qp(qp[i], &attr, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			tl_die("modify RTR");
-		memset(&attr, 0, sizeof(attr));
-		attr.qp_state = IBV_QPS_RTS;
-		attr.timeout = 8;
-		attr.retry_cnt = 1;
-		attr.rnr_retry = 1;
-		if (ibv_modify_qp(qp[i], &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-			tl_die("modify RTS");
+		struct tl_rc_conn conn = {
+			.dest_qpn = qp[i ^ 1]->qp_num, .dgid = &gid,
+			.sgid_index = gid_index, .access = TL_REMOTE_ALL,
+			.timeout = 8, .retry_cnt = 1, .rnr_retry = 1,
+			.min_rnr_timer = 1,
+		};
+
+		if (tl_connect_rc(qp[i], &conn))
+			tl_die("connecting a QP");
 	}
 
 	for (r = 0; r < rounds; r++) {

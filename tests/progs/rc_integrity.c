@@ -111,43 +111,15 @@ static void setup_side(struct side *s, struct dev *d)
 static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t my_psn,
 		       uint32_t dest_psn, const union ibv_gid *gid)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct tl_rc_conn conn = {
+		.dest_qpn = dest, .dgid = gid, .sgid_index = gid_index,
+		.sq_psn = my_psn, .rq_psn = dest_psn, .access = TL_REMOTE_ALL,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .rd_atomic = 4,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		tl_die("modify INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = dest_psn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		tl_die("modify RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = my_psn;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		tl_die("modify RTS");
+	if (tl_connect_rc(qp, &conn))
+		tl_die("connecting a QP");
 }
 
 /* Waits for one completion on cq; 0 on timeout. */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,5 +65,63 @@ static inline struct ibv_context *tl_open_device(const char *name)
 	}
 	return ctx;
 }
+
+/* How tl_connect_rc() sets up a QP; zero fields take the defaults noted. */
+struct tl_rc_conn {
+	uint32_t dest_qpn;
+	const union ibv_gid *dgid;
+	int sgid_index;
+	uint32_t sq_psn;
+	uint32_t rq_psn;		/* the peer's sq_psn */
+	int access;			/* remote access granted to the peer */
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t rd_atomic;		/* both directions */
+};
+
+/* Moves an RC QP from RESET through INIT and RTR to RTS. */
+static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = c->access,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = c->dest_qpn;
+	a.rq_psn = c->rq_psn;
+	a.max_dest_rd_atomic = c->rd_atomic;
+	a.min_rnr_timer = c->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *c->dgid;
+	a.ah_attr.grh.sgid_index = c->sgid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
+	a.sq_psn = c->sq_psn;
+	a.max_rd_atomic = c->rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+#define TL_REMOTE_ALL                                                      \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                 \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
 #endif /* SROCE_TESTLIB_H */
