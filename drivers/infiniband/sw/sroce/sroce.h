@@ -168,6 +168,7 @@ struct sroce_worker {
 	unsigned int num_qps;
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
+	u64 wqes;		/* send WQEs started; under lock */
 };
 
 /* A kernel-private copy of a send WQE and its execution state. */
@@ -265,13 +266,13 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 /* Module-wide engine event counts (debugfs sroce/engine). */
 enum sroce_stat {
 	SROCE_STAT_KICKS,	/* system calls that woke the engine */
-	SROCE_STAT_WQES,	/* send WQEs the engine started */
+	SROCE_STAT_WQES,	/* send WQEs started, of devices gone */
 	SROCE_STAT_SLEEPS,	/* times a worker went to sleep */
 	SROCE_STAT_COUNT
 };
 
 /* sroce_main.c */
-void sroce_stat_inc(enum sroce_stat stat);
+void sroce_stat_add(enum sroce_stat stat, u64 n);
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 
@@ -353,6 +354,7 @@ void sroce_engine_kick(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
+u64 sroce_engine_wqes(struct sroce_dev *sdev);
 
 /* sroce_udata.c */
 int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size);

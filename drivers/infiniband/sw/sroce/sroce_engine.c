@@ -78,13 +78,18 @@ struct sroce_lmsg {
 	struct sroce_seg segs[];	/* then inline data, if any */
 };
 
-static void sroce_lmsg_put_segs(struct sroce_lmsg *msg)
+static void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
 {
 	unsigned int i;
 
-	for (i = 0; i < msg->num_segs; i++)
-		if (msg->segs[i].mr)
-			sroce_mr_put(msg->segs[i].mr);
+	for (i = 0; i < num; i++)
+		if (segs[i].mr)
+			sroce_mr_put(segs[i].mr);
+}
+
+static void sroce_lmsg_put_segs(struct sroce_lmsg *msg)
+{
+	sroce_segs_put(msg->segs, msg->num_segs);
 	msg->num_segs = 0;
 }
 
@@ -120,7 +125,8 @@ struct sroce_seg_iter {
 static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
 {
 	const struct sroce_seg *s;
-	u32 left, c;
+	void *p;
+	u32 left;
 
 	while (it->i < it->num && it->off == it->seg[it->i].len) {
 		it->i++;
@@ -132,14 +138,9 @@ static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
 		*chunk = left;
 		return (void *)(uintptr_t)(s->addr + it->off);
 	}
-	c = 0;
-	*chunk = 0;
-	{
-		void *p = sroce_mr_map(s->mr, s->addr + it->off, &c);
-
-		*chunk = min(c, left);
-		return p;
-	}
+	p = sroce_mr_map(s->mr, s->addr + it->off, chunk);
+	*chunk = min(*chunk, left);
+	return p;
 }
 
 static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
@@ -169,13 +170,15 @@ static void sroce_seg_copy(struct sroce_seg_iter *dst,
 	}
 }
 
-static void sroce_seg_iter_init(struct sroce_seg_iter *it,
-				const struct sroce_seg *seg, unsigned int num)
+/* Copies len bytes between segment lists that both hold at least len. */
+static void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
+			    const struct sroce_seg *src, unsigned int nsrc,
+			    u32 len)
 {
-	it->seg = seg;
-	it->num = num;
-	it->i = 0;
-	it->off = 0;
+	struct sroce_seg_iter d = { .seg = dst, .num = ndst };
+	struct sroce_seg_iter s = { .seg = src, .num = nsrc };
+
+	sroce_seg_copy(&d, &s, len);
 }
 
 /*
@@ -219,9 +222,7 @@ static bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
 				  access, false);
 		if (IS_ERR_OR_NULL(mr)) {
-			while (i--)
-				if (segs[i].mr)
-					sroce_mr_put(segs[i].mr);
+			sroce_segs_put(segs, i);
 			return false;
 		}
 		segs[i].mr = mr;
@@ -243,8 +244,7 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 
 static void sroce_qp_error(struct sroce_qp *qp)
 {
-	if (READ_ONCE(qp->state) != IB_QPS_ERR)
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
 }
 
 /*
@@ -462,7 +462,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		if (qp->sq_next == qp->sq_fetched) {
 			sw->status = sroce_fetch_send(qp, qp->sq_next);
 			qp->sq_fetched++;
-			sroce_stat_inc(SROCE_STAT_WQES);
+			qp->worker->wqes++;
 		}
 		/*
 		 * A WQE that failed validation is never sent: it completes
@@ -555,8 +555,7 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			  bool with_data)
 {
 	struct sroce_seg segs[SROCE_MAX_SGE];
-	struct sroce_seg_iter dst, src;
-	unsigned int nseg = 0, i;
+	unsigned int nseg = 0;
 	u32 producer, cap = 0;
 	u64 wr_id = 0;
 	u8 status;
@@ -569,23 +568,16 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	if (status == IB_WC_SUCCESS && with_data && msg->len > cap)
 		status = IB_WC_LOC_LEN_ERR;
 	if (status != IB_WC_SUCCESS) {
-		for (i = 0; i < nseg; i++)
-			if (segs[i].mr)
-				sroce_mr_put(segs[i].mr);
+		sroce_segs_put(segs, nseg);
 		sroce_recv_done(qp);
 		sroce_post_recv_cqe(qp, wr_id, status, IB_WC_RECV, msg);
 		sroce_qp_error(qp);
 		return status == IB_WC_LOC_LEN_ERR ? SROCE_LMSG_NAK_INVALID :
 						     SROCE_LMSG_NAK_OPERATION;
 	}
-	if (with_data) {
-		sroce_seg_iter_init(&dst, segs, nseg);
-		sroce_seg_iter_init(&src, msg->segs, msg->num_segs);
-		sroce_seg_copy(&dst, &src, msg->len);
-	}
-	for (i = 0; i < nseg; i++)
-		if (segs[i].mr)
-			sroce_mr_put(segs[i].mr);
+	if (with_data)
+		sroce_segs_copy(segs, nseg, msg->segs, msg->num_segs, msg->len);
+	sroce_segs_put(segs, nseg);
 	sroce_recv_done(qp);
 	sroce_post_recv_cqe(qp, wr_id, IB_WC_SUCCESS,
 			    with_data ? IB_WC_RECV : IB_WC_RECV_RDMA_WITH_IMM,
@@ -612,7 +604,6 @@ static struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va,
 static u8 sroce_rdma_copy(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			  int access)
 {
-	struct sroce_seg_iter remote, local;
 	struct sroce_seg seg;
 	struct sroce_mr *mr;
 
@@ -624,12 +615,10 @@ static u8 sroce_rdma_copy(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	seg.mr = mr;
 	seg.addr = msg->raddr;
 	seg.len = msg->len;
-	sroce_seg_iter_init(&remote, &seg, 1);
-	sroce_seg_iter_init(&local, msg->segs, msg->num_segs);
 	if (access == IB_ACCESS_REMOTE_WRITE)
-		sroce_seg_copy(&remote, &local, msg->len);
+		sroce_segs_copy(&seg, 1, msg->segs, msg->num_segs, msg->len);
 	else
-		sroce_seg_copy(&local, &remote, msg->len);
+		sroce_segs_copy(msg->segs, msg->num_segs, &seg, 1, msg->len);
 	sroce_mr_put(mr);
 	return SROCE_LMSG_ACK;
 }
@@ -658,7 +647,7 @@ static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
 static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			    bool duplicate)
 {
-	struct sroce_seg_iter dst;
+	struct sroce_seg orig_seg = { .len = sizeof(u64) };
 	struct sroce_mr *mr;
 	u64 *p, orig;
 	void *page;
@@ -692,14 +681,8 @@ static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 		qp->last_atomic_orig = orig;
 	}
 	/* The original value lands in the requester's buffer. */
-	{
-		struct sroce_seg src = { .addr = (uintptr_t)&orig, .len = 8 };
-		struct sroce_seg_iter s;
-
-		sroce_seg_iter_init(&s, &src, 1);
-		sroce_seg_iter_init(&dst, msg->segs, msg->num_segs);
-		sroce_seg_copy(&dst, &s, sizeof(orig));
-	}
+	orig_seg.addr = (uintptr_t)&orig;
+	sroce_segs_copy(msg->segs, msg->num_segs, &orig_seg, 1, sizeof(orig));
 	return SROCE_LMSG_ACK;
 }
 
@@ -823,6 +806,17 @@ static int sroce_receive_context(struct sroce_qp *qp)
 	return n;
 }
 
+/* Approximate while workers run: each count is read without its lock. */
+u64 sroce_engine_wqes(struct sroce_dev *sdev)
+{
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; sdev->workers && i < sdev->num_workers; i++)
+		n += READ_ONCE(sdev->workers[i].wqes);
+	return n;
+}
+
 void sroce_engine_drop_rx(struct sroce_qp *qp)
 {
 	struct llist_node *list = llist_del_all(&qp->rx);
@@ -936,7 +930,7 @@ static int sroce_worker_fn(void *arg)
 		if (!idle || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 		} else {
-			sroce_stat_inc(SROCE_STAT_SLEEPS);
+			sroce_stat_add(SROCE_STAT_SLEEPS, 1);
 			schedule();
 		}
 		WRITE_ONCE(*status, 0);
@@ -955,7 +949,7 @@ void sroce_engine_run(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
 
-	sroce_stat_inc(SROCE_STAT_KICKS);
+	sroce_stat_add(SROCE_STAT_KICKS, 1);
 	if (mutex_trylock(&w->lock)) {
 		sroce_worker_run_locked(w, 4);
 		mutex_unlock(&w->lock);

@@ -42,18 +42,29 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_SLEEPS] = "sleeps",
 };
 
-void sroce_stat_inc(enum sroce_stat stat)
+void sroce_stat_add(enum sroce_stat stat, u64 n)
 {
-	atomic64_inc(&sroce_stats[stat]);
+	atomic64_add(n, &sroce_stats[stat]);
 }
 
+/* WQEs are counted per worker (no shared cache line on the hot path). */
 static int sroce_engine_stats_show(struct seq_file *s, void *unused)
 {
+	struct sroce_dev *sdev;
+	u64 v;
 	int i;
 
-	for (i = 0; i < SROCE_STAT_COUNT; i++)
-		seq_printf(s, "%s %lld\n", sroce_stat_names[i],
-			   (long long)atomic64_read(&sroce_stats[i]));
+	for (i = 0; i < SROCE_STAT_COUNT; i++) {
+		v = atomic64_read(&sroce_stats[i]);
+		if (i == SROCE_STAT_WQES) {
+			mutex_lock(&sroce_devices_lock);
+			list_for_each_entry(sdev, &sroce_devices, list)
+				v += sroce_engine_wqes(sdev);
+			mutex_unlock(&sroce_devices_lock);
+		}
+		seq_printf(s, "%s %llu\n", sroce_stat_names[i],
+			   (unsigned long long)v);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_engine_stats);
@@ -93,6 +104,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	mutex_lock(&sroce_devices_lock);
+	sroce_stat_add(SROCE_STAT_WQES, sroce_engine_wqes(sdev));
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 

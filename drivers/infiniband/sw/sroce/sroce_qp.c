@@ -230,11 +230,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static bool sroce_gid_is_local(const union ib_gid *gid)
-{
-	return sroce_find_device_by_gid(gid);
-}
-
 static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
@@ -255,7 +250,7 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
 			return -EINVAL;
 		/* Only the same-host shortcut exists until the wire does. */
-		if (!sroce_gid_is_local(&rdma_ah_read_grh(&attr->ah_attr)->dgid))
+		if (!sroce_find_device_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid))
 			return -ENETUNREACH;
 	}
 	return 0;
