@@ -82,7 +82,9 @@ struct tl_rc_conn {
 };
 
 /* Moves an RC QP from RESET through INIT and RTR to RTS. */
-static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
+static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
+				    const struct tl_rc_conn *c,
+				    enum ibv_mtu mtu)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -94,7 +96,7 @@ static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = mtu;
 	a.dest_qp_num = c->dest_qpn;
 	a.rq_psn = c->rq_psn;
 	a.max_dest_rd_atomic = c->rd_atomic;
@@ -118,6 +120,11 @@ static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
+{
+	return tl_connect_rc_mtu(qp, c, IBV_MTU_1024);
 }
 
 #define TL_REMOTE_ALL                                                      \

@@ -5,7 +5,9 @@ make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 "$T/rc_integrity" sroce0 1 4 150 "$RANDOM" $((1 << 20))
 check "rc_integrity (IPv4 GID, 4 pairs, 1 MiB max)" test $? -eq 0
-gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ { gsub(/[^0-9]/, "", $1); print $1; exit }')
+gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
+	match($0, /GID\[ *[0-9]+\]/); s = substr($0, RSTART, RLENGTH)
+	gsub(/[^0-9]/, "", s); print s; exit }')
 "$T/rc_integrity" sroce0 "${gid6:-2}" 1 100 "$RANDOM" $((8 << 20))
 check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
 
@@ -21,6 +23,7 @@ pingpong() {	# pingpong ARGS...: server and client, both must succeed
 check "ibv_rc_pingpong -c (buffer contents checked)" pingpong -n 200 -c
 check "ibv_rc_pingpong -e (completion events)" pingpong -n 200 -e
 check "ibv_rc_pingpong -s 65536 -c" pingpong -n 50 -s 65536 -c
+check "ibv_rc_pingpong -N (the ibv_wr_* API)" pingpong -n 200 -N -c
 
 perftest() {	# perftest TOOL ARGS...: both sides succeed, a result line
 	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &

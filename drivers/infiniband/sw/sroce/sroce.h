@@ -24,7 +24,9 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <net/dst_cache.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/rc_pkt.h>
 #include <sroce/wqe.h>
 
 #define SROCE_NODE_DESC "sroce"
@@ -41,6 +43,8 @@
 #define SROCE_MAX_MR 0x40000
 #define SROCE_MAX_MR_SIZE BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC 16
+/* Wire RC: unacknowledged packets a requester may have in flight. */
+#define SROCE_WIRE_WINDOW 256
 /* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
 #define SROCE_MIN_QPN 2
 #define SROCE_MAX_QPN 0xffffff
@@ -80,6 +84,10 @@ struct sroce_dev {
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
 	struct sroce_worker *workers;
+	/* The wire (sroce_net.c): owner of our TX skbs, and their count. */
+	struct socket *tx_sock;
+	atomic_t tx_inflight;
+	bool net_open;
 };
 
 /* A piece of kernel memory mapped into user contexts. */
@@ -171,14 +179,53 @@ struct sroce_worker {
 	u64 wqes;		/* send WQEs started; under lock */
 };
 
+/* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
+struct sroce_seg {
+	struct sroce_mr *mr;
+	u64 addr;
+	u32 len;
+};
+
 /* A kernel-private copy of a send WQE and its execution state. */
 struct sroce_swqe {
 	struct sroce_send_wqe *wqe;	/* copied once from the ring */
 	u32 msg_len;
-	u8 status;			/* enum ib_wc_status when done */
-	bool done;
-	u64 atomic_orig;
-	struct sroce_mr *mr[SROCE_MAX_SGE];
+	u8 status;			/* enum ib_wc_status when fetched */
+	/* Wire: the local memory, held from fetch to completion. */
+	bool segs_held;
+	bool rd_counted;		/* READ/atomic sent, in rd_outstanding */
+	u8 num_segs;
+	struct sroce_seg *segs;		/* qp->sq_lim.max_sge of them */
+	u32 psn;			/* wire: first PSN */
+	u32 npkts;			/* wire: PSNs it occupies */
+};
+
+/*
+ * A READ or atomic the wire responder answers, in PSN order. The ring
+ * keeps answered entries as the history duplicate atomics replay from.
+ */
+struct sroce_rd_resp {
+	u8 opcode;			/* SROCE_OP_READ_REQUEST or an atomic */
+	u32 psn;			/* the request's, the first response's */
+	u32 npkts;
+	u32 sent;			/* response packets sent */
+	u32 len;
+	u64 va;
+	struct sroce_mr *mr;		/* READ: held until sent */
+	u64 orig;			/* atomic: the value before */
+};
+
+/* Where a wire QP sends; set by modify_qp from the address vector. */
+struct sroce_path {
+	bool ipv6;
+	struct in6_addr saddr;		/* IPv4: v4-mapped */
+	struct in6_addr daddr;
+	u8 tos;
+	u8 hop_limit;
+	u32 flow_label;
+	u32 mtu;			/* payload bytes per packet */
+	struct dst_cache dst;
+	bool dst_ready;
 };
 
 struct sroce_qp {
@@ -197,6 +244,7 @@ struct sroce_qp {
 	bool sq_sig_all;
 	struct sroce_swqe *swqe;	/* one per SQ slot */
 	void *swqe_mem;
+	struct sroce_seg *swqe_segs;
 	spinlock_t kpost_lock;		/* kernel posters */
 
 	/* Attributes, written under attr_lock by modify_qp. */
@@ -204,7 +252,8 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	int attr_mask;
-	bool dest_local;		/* destination GID is a sroce device here */
+	bool wire;			/* the peer is not on this host */
+	struct sroce_path path;
 
 	/*
 	 * Send context, owned by the worker. SQ indices, in ring order:
@@ -226,6 +275,40 @@ struct sroce_qp {
 	u32 rx_expected_psn;
 	u32 last_atomic_psn;		/* for replaying a duplicate atomic */
 	u64 last_atomic_orig;
+
+	/*
+	 * The wire (sroce_rc.c). Requester: WQE i occupies PSNs [psn, psn +
+	 * npkts); una_psn is the oldest PSN not acknowledged; tx_pkt counts
+	 * the packets of WQE sq_next already sent.
+	 */
+	struct sk_buff_head rx_skbs;	/* filled by the UDP socket */
+	u32 req_psn;			/* PSN the next fetched WQE gets */
+	u32 una_psn;
+	u32 sent_psn;			/* one past the furthest PSN sent */
+	u32 tx_pkt;
+	u32 rd_outstanding;		/* READs/atomics sent, not done */
+	u32 goback_psn;			/* last go-back, to send it once */
+	bool goback_valid;
+	/* Responder: the message being received and what to answer. */
+	enum sroce_rc_seq rx_seq;
+	u32 rx_off;
+	u32 msn;
+	bool nak_sent;			/* for rx_expected_psn; once */
+	bool ack_pending;
+	bool ctrl_pending;		/* a NAK/RNR NAK waits to be sent */
+	u8 ctrl_syndrome;
+	u32 ctrl_psn;
+	bool rx_have_wqe;
+	unsigned int rx_nseg;
+	u32 rx_cap;
+	u64 rx_wr_id;
+	struct sroce_seg rx_segs[SROCE_MAX_SGE];
+	struct sroce_mr *rx_write_mr;
+	u64 rx_write_va;
+	u32 rx_write_len;
+	u32 rd_head;			/* next free entry of rd */
+	u32 rd_tail;			/* next entry to answer */
+	struct sroce_rd_resp rd[SROCE_MAX_RD_ATOMIC];
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
@@ -268,6 +351,19 @@ enum sroce_stat {
 	SROCE_STAT_KICKS,	/* system calls that woke the engine */
 	SROCE_STAT_WQES,	/* send WQEs started, of devices gone */
 	SROCE_STAT_SLEEPS,	/* times a worker went to sleep */
+	SROCE_STAT_TX_PKTS,	/* RoCEv2 packets sent */
+	SROCE_STAT_TX_ERRORS,	/* packets the IP layer refused */
+	SROCE_STAT_RX_PKTS,	/* packets handed to a QP */
+	SROCE_STAT_RX_DROP_MALFORMED,	/* bad headers or lengths */
+	SROCE_STAT_RX_DROP_ICRC,	/* ICRC mismatch */
+	SROCE_STAT_RX_DROP_NO_QP,	/* no such QP on that netdev */
+	SROCE_STAT_RX_DROP_QUEUE,	/* QP receive queue full */
+	SROCE_STAT_RX_DROP_PROTOCOL,	/* wrong state, opcode or sequence */
+	SROCE_STAT_DUPLICATES,	/* duplicate requests answered again */
+	SROCE_STAT_SEQ_NAKS,	/* PSN sequence error NAKs sent */
+	SROCE_STAT_RNR_NAKS,	/* RNR NAKs sent */
+	SROCE_STAT_RETRANSMITS,	/* times a requester went back */
+	SROCE_STAT_TIMEOUTS,	/* retransmission timer expiries */
 	SROCE_STAT_COUNT
 };
 
@@ -354,7 +450,20 @@ void sroce_engine_kick(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
+void sroce_engine_reset_qp(struct sroce_qp *qp);
 u64 sroce_engine_wqes(struct sroce_dev *sdev);
+
+/* sroce_net.c */
+int sroce_net_open(struct sroce_dev *sdev);
+void sroce_net_close(struct sroce_dev *sdev);
+int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr);
+void sroce_net_path_clear(struct sroce_qp *qp);
+struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
+int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_net_tx_full(struct sroce_dev *sdev);
+
+/* sroce_rc.c */
+void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
 
 /* sroce_udata.c */
 int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size);

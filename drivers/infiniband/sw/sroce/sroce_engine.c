@@ -30,7 +30,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_cache.h>
 #include <sroce/psn.h>
-#include "sroce.h"
+#include "sroce_engine.h"
 
 #define SROCE_WORKER_SPIN_NS 50000
 #define SROCE_QP_BUDGET 64
@@ -49,13 +49,6 @@ enum sroce_lmsg_result {
 	SROCE_LMSG_NAK_INVALID,		/* IB_WC_REM_INV_REQ_ERR */
 	SROCE_LMSG_NAK_ACCESS,		/* IB_WC_REM_ACCESS_ERR */
 	SROCE_LMSG_NAK_OPERATION,	/* IB_WC_REM_OP_ERR */
-};
-
-/* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
-struct sroce_seg {
-	struct sroce_mr *mr;
-	u64 addr;
-	u32 len;
 };
 
 struct sroce_lmsg {
@@ -78,7 +71,7 @@ struct sroce_lmsg {
 	struct sroce_seg segs[];	/* then inline data, if any */
 };
 
-static void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
+void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
 {
 	unsigned int i;
 
@@ -115,12 +108,18 @@ static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
 
 /* Memory access through segments ---------------------------------------- */
 
-struct sroce_seg_iter {
-	const struct sroce_seg *seg;
-	unsigned int num;
-	unsigned int i;
-	u32 off;
-};
+void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
+			 unsigned int num, u32 off)
+{
+	it->seg = seg;
+	it->num = num;
+	it->i = 0;
+	while (it->i + 1 < num && off >= seg[it->i].len) {
+		off -= seg[it->i].len;
+		it->i++;
+	}
+	it->off = off;
+}
 
 static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
 {
@@ -149,9 +148,8 @@ static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
 		sroce_mr_unmap(it->seg[it->i].mr, p);
 }
 
-/* Copies len bytes; both sides were checked to hold at least len. */
-static void sroce_seg_copy(struct sroce_seg_iter *dst,
-			   struct sroce_seg_iter *src, u32 len)
+void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
+		    u32 len)
 {
 	void *d, *s;
 	u32 dc, sc, n;
@@ -170,14 +168,13 @@ static void sroce_seg_copy(struct sroce_seg_iter *dst,
 	}
 }
 
-/* Copies len bytes between segment lists that both hold at least len. */
-static void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
-			    const struct sroce_seg *src, unsigned int nsrc,
-			    u32 len)
+void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
+		     const struct sroce_seg *src, unsigned int nsrc, u32 len)
 {
-	struct sroce_seg_iter d = { .seg = dst, .num = ndst };
-	struct sroce_seg_iter s = { .seg = src, .num = nsrc };
+	struct sroce_seg_iter d, s;
 
+	sroce_seg_iter_init(&d, dst, ndst, 0);
+	sroce_seg_iter_init(&s, src, nsrc, 0);
 	sroce_seg_copy(&d, &s, len);
 }
 
@@ -185,8 +182,8 @@ static void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
  * Looks up and checks the MR of an SGE for this QP. key 0 is the local DMA
  * key, for kernel QPs only.
  */
-static struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
-				     u32 len, int access, bool remote)
+struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+			      u32 len, int access, bool remote)
 {
 	struct sroce_mr *mr;
 
@@ -204,9 +201,8 @@ static struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
 }
 
 /* Fills segs from SGEs; false if a key is bad for the access wanted. */
-static bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
-			       unsigned int num, int access,
-			       struct sroce_seg *segs)
+bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
+			unsigned int num, int access, struct sroce_seg *segs)
 {
 	struct sroce_mr *mr;
 	unsigned int i;
@@ -242,7 +238,7 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 	[SROCE_WQE_ATOMIC_FETCH_ADD] = IB_WC_FETCH_ADD,
 };
 
-static void sroce_qp_error(struct sroce_qp *qp)
+void sroce_qp_error(struct sroce_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 }
@@ -252,10 +248,9 @@ static void sroce_qp_error(struct sroce_qp *qp)
  * is handed back (consumer index) before the CQE is written, so a process
  * that sees the completion can reuse the slot at once.
  */
-static void sroce_complete_send(struct sroce_qp *qp, u8 status)
+void sroce_complete_send(struct sroce_qp *qp, u8 status)
 {
-	struct sroce_swqe *sw = &qp->swqe[qp->sq_retire &
-					  (sroce_queue_slots(&qp->sq) - 1)];
+	struct sroce_swqe *sw = sroce_swqe_at(qp, qp->sq_retire);
 	struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
 	bool signaled = status != IB_WC_SUCCESS || qp->sq_sig_all ||
 			(c->flags & SROCE_WQE_SIGNALED);
@@ -271,6 +266,14 @@ static void sroce_complete_send(struct sroce_qp *qp, u8 status)
 			cqe.byte_len = sw->msg_len;
 		cqe.qp_num = qp->ibqp.qp_num;
 	}
+	if (sw->segs_held) {
+		sroce_segs_put(sw->segs, sw->num_segs);
+		sw->segs_held = false;
+	}
+	if (sw->rd_counted) {
+		qp->rd_outstanding--;
+		sw->rd_counted = false;
+	}
 	qp->sq_retire++;
 	if ((s32)(qp->sq_next - qp->sq_retire) < 0)
 		qp->sq_next = qp->sq_retire;
@@ -284,9 +287,9 @@ static void sroce_complete_send(struct sroce_qp *qp, u8 status)
 }
 
 /* Copies a send WQE out of the ring once, into its shadow. */
-static u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
+u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
 {
-	struct sroce_swqe *sw = &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];
+	struct sroce_swqe *sw = sroce_swqe_at(qp, index);
 	const struct sroce_send_wqe *ring = sroce_queue_slot(&qp->sq, index);
 	size_t extra = 0;
 
@@ -334,24 +337,28 @@ static void sroce_flush(struct sroce_qp *qp)
 	if (producer - qp->sq_retire > sroce_queue_slots(&qp->sq))
 		producer = qp->sq_retire + sroce_queue_slots(&qp->sq);
 	while (qp->sq_retire != producer) {
-		if (qp->sq_retire == qp->sq_next) {
+		if (qp->sq_retire == qp->sq_fetched) {
+			struct sroce_swqe *sw = sroce_swqe_at(qp, qp->sq_retire);
+
 			/* Never fetched: its wr_id is all we take from it. */
-			memcpy(qp->swqe[qp->sq_retire &
-					(sroce_queue_slots(&qp->sq) - 1)].wqe,
-			       sroce_queue_slot(&qp->sq, qp->sq_retire),
+			memcpy(sw->wqe, sroce_queue_slot(&qp->sq, qp->sq_retire),
 			       sizeof(struct sroce_wqe_ctrl));
-			qp->sq_next++;
+			qp->sq_fetched++;
 		}
+		if (qp->sq_retire == qp->sq_next)
+			qp->sq_next++;
 		sroce_complete_send(qp, IB_WC_WR_FLUSH_ERR);
 	}
 	qp->sq_next = qp->sq_retire;
 	qp->resend_at = 0;
 	sroce_flush_rq(qp);
+	if (qp->wire)
+		sroce_rc_drop_state(qp);
 }
 
 /* Send context ----------------------------------------------------------- */
 
-static unsigned long sroce_timeout_jiffies(u8 timeout)
+unsigned long sroce_timeout_jiffies(u8 timeout)
 {
 	/* 4.096 us * 2^timeout, at least one jiffy. */
 	u64 ns = 4096ULL << min_t(u8, timeout, 31);
@@ -366,7 +373,12 @@ static const u32 sroce_rnr_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static void sroce_arm_timer(struct sroce_qp *qp, unsigned long at)
+unsigned long sroce_rnr_jiffies(u8 rnr_timer)
+{
+	return usecs_to_jiffies(sroce_rnr_us[rnr_timer & 31]);
+}
+
+void sroce_arm_timer(struct sroce_qp *qp, unsigned long at)
 {
 	qp->resend_at = at ? at : 1;
 	mod_timer(&qp->timer, at);
@@ -497,8 +509,8 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 
 /* Receive context: requests --------------------------------------------- */
 
-static u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
-			  unsigned int *nseg, u32 *cap, u64 *wr_id)
+u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
+		   unsigned int *nseg, u32 *cap, u64 *wr_id)
 {
 	struct sroce_queue *q = &qp->rq;
 	struct sroce_recv_wqe hdr, *ring;
@@ -520,7 +532,7 @@ static u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 }
 
 /* The receive slot is handed back before its CQE is written. */
-static void sroce_recv_done(struct sroce_qp *qp)
+void sroce_recv_done(struct sroce_qp *qp)
 {
 	qp->rq.index++;
 	sroce_ring_publish(&qp->rq.hdr->consumer, qp->rq.index);
@@ -586,8 +598,8 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 }
 
 /* The responder's MR for an rkey, checked for range, PD and access. */
-static struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va,
-				      u32 len, int access)
+struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+			       int access)
 {
 	if (!(qp->attr.qp_access_flags & access))
 		return ERR_PTR(-EACCES);
@@ -644,13 +656,30 @@ static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	return sroce_rdma_copy(qp, msg, IB_ACCESS_REMOTE_READ);
 }
 
+/* One lock orders every atomic of the host, as a NIC orders its own. */
+u64 sroce_atomic_apply(u64 *p, u8 wqe_opcode, u64 swap_add, u64 compare)
+{
+	u64 orig;
+
+	spin_lock(&sroce_atomic_lock);
+	orig = READ_ONCE(*p);
+	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
+		if (orig == compare)
+			WRITE_ONCE(*p, swap_add);
+	} else {
+		WRITE_ONCE(*p, orig + swap_add);
+	}
+	spin_unlock(&sroce_atomic_lock);
+	return orig;
+}
+
 static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			    bool duplicate)
 {
 	struct sroce_seg orig_seg = { .len = sizeof(u64) };
 	struct sroce_mr *mr;
-	u64 *p, orig;
 	void *page;
+	u64 orig;
 	u32 chunk;
 
 	if (msg->raddr & 7)
@@ -665,16 +694,8 @@ static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 		if (IS_ERR_OR_NULL(mr))
 			return SROCE_LMSG_NAK_ACCESS;
 		page = sroce_mr_map(mr, msg->raddr, &chunk);
-		p = page;
-		spin_lock(&sroce_atomic_lock);
-		orig = READ_ONCE(*p);
-		if (msg->opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
-			if (orig == msg->compare)
-				WRITE_ONCE(*p, msg->swap_add);
-		} else {
-			WRITE_ONCE(*p, orig + msg->swap_add);
-		}
-		spin_unlock(&sroce_atomic_lock);
+		orig = sroce_atomic_apply(page, msg->opcode, msg->swap_add,
+					  msg->compare);
 		sroce_mr_unmap(mr, page);
 		sroce_mr_put(mr);
 		qp->last_atomic_psn = msg->psn;
@@ -781,7 +802,7 @@ static void sroce_handle_response(struct sroce_qp *qp, struct sroce_lmsg *msg)
 		qp->sq_next = qp->sq_retire;
 		qp->rnr_wait = true;
 		sroce_arm_timer(qp, jiffies +
-				usecs_to_jiffies(sroce_rnr_us[rnr_timer & 31]));
+				sroce_rnr_jiffies(rnr_timer));
 		break;
 	default:
 		sroce_complete_send(qp, sroce_nak_status[result]);
@@ -824,6 +845,27 @@ void sroce_engine_drop_rx(struct sroce_qp *qp)
 
 	llist_for_each_entry_safe(msg, next, list, node)
 		sroce_lmsg_free(msg);
+	skb_queue_purge(&qp->rx_skbs);
+}
+
+/*
+ * Releases what fetched send WQEs hold and the wire state. The QP is
+ * under its worker's lock or off its worker.
+ */
+void sroce_engine_reset_qp(struct sroce_qp *qp)
+{
+	struct sroce_swqe *sw;
+	u32 i;
+
+	for (i = qp->sq_retire; i != qp->sq_fetched; i++) {
+		sw = sroce_swqe_at(qp, i);
+		if (sw->segs_held)
+			sroce_segs_put(sw->segs, sw->num_segs);
+		sw->segs_held = false;
+		sw->rd_counted = false;
+	}
+	qp->rd_outstanding = 0;
+	sroce_rc_drop_state(qp);
 }
 
 /* Workers ---------------------------------------------------------------- */
@@ -834,6 +876,24 @@ static int sroce_qp_process(struct sroce_qp *qp)
 	int done;
 
 	done = sroce_receive_context(qp);
+	if (qp->wire) {
+		done += sroce_rc_receive_context(qp, &budget);
+		switch (READ_ONCE(qp->state)) {
+		case IB_QPS_RTS:
+			sroce_rc_send_context(qp, &budget);
+			fallthrough;
+		case IB_QPS_RTR:
+		case IB_QPS_SQD:
+			sroce_rc_respond(qp, &budget);
+			break;
+		case IB_QPS_ERR:
+			sroce_flush(qp);
+			break;
+		default:
+			break;
+		}
+		return done + SROCE_QP_BUDGET - budget;
+	}
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 		sroce_send_context(qp, &budget);
@@ -853,6 +913,10 @@ static bool sroce_qp_has_work(struct sroce_qp *qp)
 
 	if (!llist_empty(&qp->rx))
 		return true;
+	if (qp->wire && !skb_queue_empty_lockless(&qp->rx_skbs))
+		return true;
+	if (qp->wire && state != IB_QPS_ERR)
+		return sroce_rc_has_work(qp);
 	if (state == IB_QPS_RTS) {
 		if (qp->resend_at)
 			return !time_before(jiffies, qp->resend_at);

@@ -40,6 +40,19 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_KICKS] = "kicks",
 	[SROCE_STAT_WQES] = "wqes",
 	[SROCE_STAT_SLEEPS] = "sleeps",
+	[SROCE_STAT_TX_PKTS] = "tx_packets",
+	[SROCE_STAT_TX_ERRORS] = "tx_errors",
+	[SROCE_STAT_RX_PKTS] = "rx_packets",
+	[SROCE_STAT_RX_DROP_MALFORMED] = "rx_drop_malformed",
+	[SROCE_STAT_RX_DROP_ICRC] = "rx_drop_icrc",
+	[SROCE_STAT_RX_DROP_NO_QP] = "rx_drop_no_qp",
+	[SROCE_STAT_RX_DROP_QUEUE] = "rx_drop_queue_full",
+	[SROCE_STAT_RX_DROP_PROTOCOL] = "rx_drop_protocol",
+	[SROCE_STAT_DUPLICATES] = "duplicate_requests",
+	[SROCE_STAT_SEQ_NAKS] = "seq_naks_sent",
+	[SROCE_STAT_RNR_NAKS] = "rnr_naks_sent",
+	[SROCE_STAT_RETRANSMITS] = "retransmits",
+	[SROCE_STAT_TIMEOUTS] = "timeouts",
 };
 
 void sroce_stat_add(enum sroce_stat stat, u64 n)
@@ -108,6 +121,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 
+	sroce_net_close(sdev);
 	sroce_engine_stop(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ida_destroy(&sdev->pdn_ida);
@@ -245,6 +259,13 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		ib_dealloc_device(&sdev->ibdev);
 		return err;
 	}
+	err = sroce_net_open(sdev);
+	if (err) {
+		sroce_engine_stop(sdev);
+		ida_destroy(&sdev->pdn_ida);
+		ib_dealloc_device(&sdev->ibdev);
+		return err;
+	}
 
 	mutex_lock(&sroce_devices_lock);
 	if (sroce_find_locked(ndev)) {
@@ -280,6 +301,7 @@ out_put:
 
 err_unlock:
 	mutex_unlock(&sroce_devices_lock);
+	sroce_net_close(sdev);
 	sroce_engine_stop(sdev);
 	ida_destroy(&sdev->pdn_ida);
 	ib_dealloc_device(&sdev->ibdev);

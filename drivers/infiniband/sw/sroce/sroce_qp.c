@@ -15,6 +15,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include <sroce/mtu.h>
 #include <sroce/psn.h>
 #include "sroce.h"
 
@@ -68,7 +69,7 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	u32 rq_slot = roundup_pow_of_two(SROCE_RECV_WQE_BASE +
 				max(cap->max_recv_sge, 1U) *
 				(u32)sizeof(struct sroce_sge));
-	u32 i;
+	u32 i, seg_slots;
 	int err;
 
 	sq_slot = max(sq_slot, 128U);
@@ -89,14 +90,19 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 				   sizeof(struct sroce_sge), SROCE_MAX_SGE);
 	qp->rq_lim.max_inline = 0;
 
+	seg_slots = max(qp->sq_lim.max_sge, 1U);
 	qp->swqe = kvcalloc(sq_slots, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL);
-	if (!qp->swqe || !qp->swqe_mem) {
+	qp->swqe_segs = kvcalloc((size_t)sq_slots * seg_slots,
+				 sizeof(*qp->swqe_segs), GFP_KERNEL);
+	if (!qp->swqe || !qp->swqe_mem || !qp->swqe_segs) {
 		err = -ENOMEM;
 		goto err_rq;
 	}
-	for (i = 0; i < sq_slots; i++)
+	for (i = 0; i < sq_slots; i++) {
 		qp->swqe[i].wqe = qp->swqe_mem + (size_t)i * sq_slot;
+		qp->swqe[i].segs = qp->swqe_segs + (size_t)i * seg_slots;
+	}
 
 	cap->max_send_wr = sq_slots;
 	cap->max_recv_wr = rq_slots;
@@ -108,6 +114,7 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 err_rq:
 	kvfree(qp->swqe);
 	kvfree(qp->swqe_mem);
+	kvfree(qp->swqe_segs);
 	sroce_queue_free(&qp->rq);
 err_sq:
 	sroce_queue_free(&qp->sq);
@@ -118,6 +125,7 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
 	kvfree(qp->swqe);
 	kvfree(qp->swqe_mem);
+	kvfree(qp->swqe_segs);
 	sroce_queue_free(&qp->rq);
 	sroce_queue_free(&qp->sq);
 }
@@ -175,6 +183,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->attr_lock);
 	spin_lock_init(&qp->kpost_lock);
 	init_llist_head(&qp->rx);
+	skb_queue_head_init(&qp->rx_skbs);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err)
@@ -224,10 +233,22 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 					      msecs_to_jiffies(10)));
 	sroce_engine_drop_rx(qp);
 	synchronize_rcu();	/* lookups that saw the QP in sroce_qps */
+	sroce_engine_reset_qp(qp);
+	sroce_net_path_clear(qp);
 
 	sroce_qp_free_queues(qp);
 	sroce_obj_dec(SROCE_OBJ_QP);
 	return 0;
+}
+
+/* Payload bytes per packet: the path MTU, within what the port carries. */
+static u32 sroce_qp_path_mtu(struct sroce_qp *qp)
+{
+	u32 port = sroce_path_mtu_for_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu));
+	u32 path = qp->attr.path_mtu ? ib_mtu_enum_to_int(qp->attr.path_mtu) :
+				       port;
+
+	return max(min(path, port), SROCE_MIN_PATH_MTU);
 }
 
 static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
@@ -246,13 +267,9 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
 		return -EINVAL;
-	if (mask & IB_QP_AV) {
-		if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
-			return -EINVAL;
-		/* Only the same-host shortcut exists until the wire does. */
-		if (!sroce_find_device_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid))
-			return -ENETUNREACH;
-	}
+	if ((mask & IB_QP_AV) &&
+	    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+		return -EINVAL;
 	return 0;
 }
 
@@ -261,6 +278,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, new;
+	bool wire = qp->wire;
 	int err;
 
 	err = sroce_udata_expect_no_req(udata);
@@ -284,12 +302,27 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * never cross threads. Only before RTS: the provider reads the worker
 	 * from the SQ header when it posts.
 	 */
-	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR)
+	/*
+	 * A destination GID of a sroce device of this host takes the
+	 * shortcut; any other goes on the wire.
+	 */
+	if (mask & IB_QP_AV)
+		wire = !sroce_find_device_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid);
+	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR && !wire)
 		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 
 	mutex_lock(&qp->worker->lock);
-	if (mask & IB_QP_AV)
+	if ((mask & IB_QP_AV) && wire) {
+		err = sroce_net_path_set(qp, attr);
+		if (err) {
+			mutex_unlock(&qp->worker->lock);
+			goto out;
+		}
+	}
+	if (mask & IB_QP_AV) {
 		qp->attr.ah_attr = attr->ah_attr;
+		WRITE_ONCE(qp->wire, wire);
+	}
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
@@ -308,8 +341,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.rq_psn = attr->rq_psn & SROCE_PSN_MASK;
 		qp->rx_expected_psn = qp->attr.rq_psn;
 	}
-	if (mask & IB_QP_SQ_PSN)
+	if (mask & IB_QP_SQ_PSN) {
 		qp->attr.sq_psn = (attr->sq_psn - qp->sq_next) & SROCE_PSN_MASK;
+		qp->req_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->una_psn = qp->req_psn;
+		qp->sent_psn = qp->req_psn;
+	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -319,8 +356,18 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
 	qp->attr_mask |= mask;
+	if (qp->wire)
+		qp->path.mtu = sroce_qp_path_mtu(qp);
 
 	if (new == IB_QPS_RESET) {
+		sroce_engine_reset_qp(qp);
+		qp->req_psn = 0;
+		qp->una_psn = 0;
+		qp->sent_psn = 0;
+		qp->tx_pkt = 0;
+		qp->goback_valid = false;
+		qp->rx_seq = SROCE_RC_SEQ_NONE;
+		qp->msn = 0;
 		qp->sq.index = 0;
 		qp->rq.index = 0;
 		qp->sq.hdr->producer = 0;

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Engine internals shared by its two transports: sroce_engine.c (workers,
+ * completions, the same-host shortcut) and sroce_rc.c (RC over RoCEv2
+ * packets). Everything here runs in a QP's worker, under worker->lock.
+ */
+#ifndef SROCE_ENGINE_H
+#define SROCE_ENGINE_H
+
+#include "sroce.h"
+
+/* Memory through segments ------------------------------------------------ */
+
+struct sroce_seg_iter {
+	const struct sroce_seg *seg;
+	unsigned int num;
+	unsigned int i;
+	u32 off;
+};
+
+/* Positions it at byte off of the segment list (off <= total length). */
+void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
+			 unsigned int num, u32 off);
+/* Copies len bytes; both sides were checked to hold at least len. */
+void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
+		    u32 len);
+void sroce_segs_put(const struct sroce_seg *segs, unsigned int num);
+/* Copies len bytes between segment lists that both hold at least len. */
+void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
+		     const struct sroce_seg *src, unsigned int nsrc, u32 len);
+/* A kernel buffer as a segment. */
+static inline struct sroce_seg sroce_kseg(void *p, u32 len)
+{
+	return (struct sroce_seg){ .addr = (uintptr_t)p, .len = len };
+}
+
+struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+			      u32 len, int access, bool remote);
+bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
+			unsigned int num, int access, struct sroce_seg *segs);
+struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+			       int access);
+/* Applies an atomic to *p (8-byte aligned) and returns the old value. */
+u64 sroce_atomic_apply(u64 *p, u8 wqe_opcode, u64 swap_add, u64 compare);
+
+/* Send and receive queues ------------------------------------------------ */
+
+static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
+{
+	return &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];
+}
+
+void sroce_qp_error(struct sroce_qp *qp);
+u8 sroce_fetch_send(struct sroce_qp *qp, u32 index);
+void sroce_complete_send(struct sroce_qp *qp, u8 status);
+u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
+		   unsigned int *nseg, u32 *cap, u64 *wr_id);
+void sroce_recv_done(struct sroce_qp *qp);
+
+unsigned long sroce_timeout_jiffies(u8 timeout);
+unsigned long sroce_rnr_jiffies(u8 rnr_timer);
+void sroce_arm_timer(struct sroce_qp *qp, unsigned long at);
+
+/* sroce_rc.c: RC over packets -------------------------------------------- */
+
+void sroce_rc_send_context(struct sroce_qp *qp, int *budget);
+int sroce_rc_receive_context(struct sroce_qp *qp, int *budget);
+void sroce_rc_respond(struct sroce_qp *qp, int *budget);
+bool sroce_rc_has_work(struct sroce_qp *qp);
+/* Drops the wire state: in the error state, at reset and at destroy. */
+void sroce_rc_drop_state(struct sroce_qp *qp);
+
+#endif /* SROCE_ENGINE_H */

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wire: RoCEv2 packets in UDP (port 4791) over IPv4 and IPv6.
+ *
+ * Rules:
+ * - one pair of UDP sockets (IPv4, IPv6) receives for every sroce device;
+ *   the first device to open the wire creates them, the last closes them;
+ * - every skb sroce sends is charged to its device (tx_inflight) until
+ *   the stack frees it; a device closes its wire only after all of them
+ *   are freed, so the destructor never runs on freed memory or code;
+ * - a received packet is checked here, in softirq, for its headers, its
+ *   ICRC and a wire QP on the receiving netdev; only then does it go to
+ *   that QP's worker. Every drop has a counter.
+ */
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/net.h>
+#include <linux/udp.h>
+#include <net/dst_cache.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
+#include <asm/unaligned.h>
+#include <sroce/icrc.h>
+#include <sroce/mtu.h>
+#include <sroce/roce_hdr.h>
+#include "sroce.h"
+
+/* Back-pressure: a device stops sending at MAX skbs in the stack. */
+#define SROCE_TX_INFLIGHT_MAX 512
+#define SROCE_TX_INFLIGHT_LOW 128
+
+static DEFINE_MUTEX(sroce_net_lock);
+static unsigned int sroce_net_users;	/* devices with the wire open */
+static struct socket *sroce_sock4;
+static struct socket *sroce_sock6;
+
+static bool sroce_net_dev_matches(struct sroce_qp *qp, struct net_device *ndev)
+{
+	struct net_device *ours = qp->sdev->ndev;
+
+	return ndev == ours ||
+	       (is_vlan_dev(ndev) && vlan_dev_real_dev(ndev) == ours);
+}
+
+static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct sroce_pkt pkt;
+	struct sroce_qp *qp;
+	unsigned int len;
+	u32 icrc;
+	u8 *l3;
+
+	if (skb_linearize(skb))
+		goto malformed;
+	len = ntohs(udp_hdr(skb)->len);
+	if (len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
+	    len > skb->len)
+		goto malformed;
+	skb_pull(skb, sizeof(struct udphdr));
+	if (pskb_trim(skb, len - sizeof(struct udphdr)))
+		goto malformed;
+	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK)
+		goto malformed;
+
+	l3 = skb_network_header(skb);
+	if (!sroce_icrc_linear(l3, skb->data + skb->len - SROCE_ICRC_LEN - l3,
+			       &icrc) ||
+	    icrc != get_unaligned_le32(skb->data + skb->len - SROCE_ICRC_LEN)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_ICRC, 1);
+		kfree_skb(skb);
+		return 0;
+	}
+
+	qp = sroce_qp_get(pkt.dest_qpn);
+	if (!qp || !READ_ONCE(qp->wire) || !sroce_net_dev_matches(qp, skb->dev)) {
+		if (qp)
+			sroce_qp_put(qp);
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+		kfree_skb(skb);
+		return 0;
+	}
+	sroce_rc_rx_enqueue(qp, skb);
+	sroce_qp_put(qp);
+	return 0;
+
+malformed:
+	sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *sroce_udp_open(bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tunnel = {
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_encap_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(SROCE_ROCE_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+	} else {
+		cfg.family = AF_INET;
+	}
+	err = udp_sock_create(&init_net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(&init_net, sock, &tunnel);
+	return sock;
+}
+
+static int sroce_net_get_sockets(void)
+{
+	int err = 0;
+
+	mutex_lock(&sroce_net_lock);
+	if (!sroce_net_users) {
+		sroce_sock4 = sroce_udp_open(false);
+		if (IS_ERR(sroce_sock4)) {
+			err = PTR_ERR(sroce_sock4);
+			goto out;
+		}
+		if (IS_ENABLED(CONFIG_IPV6)) {
+			sroce_sock6 = sroce_udp_open(true);
+			if (IS_ERR(sroce_sock6)) {
+				err = PTR_ERR(sroce_sock6);
+				udp_tunnel_sock_release(sroce_sock4);
+				goto out;
+			}
+		}
+	}
+	sroce_net_users++;
+out:
+	mutex_unlock(&sroce_net_lock);
+	if (err == -EADDRINUSE)
+		pr_err("sroce: UDP port %u is in use (is rdma_rxe loaded?)\n",
+		       SROCE_ROCE_UDP_PORT);
+	return err;
+}
+
+static void sroce_net_put_sockets(void)
+{
+	mutex_lock(&sroce_net_lock);
+	if (!--sroce_net_users) {
+		if (sroce_sock6 && !IS_ERR(sroce_sock6))
+			udp_tunnel_sock_release(sroce_sock6);
+		udp_tunnel_sock_release(sroce_sock4);
+		sroce_sock4 = NULL;
+		sroce_sock6 = NULL;
+	}
+	mutex_unlock(&sroce_net_lock);
+}
+
+int sroce_net_open(struct sroce_dev *sdev)
+{
+	int err;
+
+	err = sroce_net_get_sockets();
+	if (err)
+		return err;
+	/* Owns our TX skbs so their destructor finds the device. */
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       &sdev->tx_sock);
+	if (err) {
+		sroce_net_put_sockets();
+		return err;
+	}
+	sdev->tx_sock->sk->sk_user_data = sdev;
+	atomic_set(&sdev->tx_inflight, 0);
+	sdev->net_open = true;
+	return 0;
+}
+
+/* After every QP of the device is gone. */
+void sroce_net_close(struct sroce_dev *sdev)
+{
+	unsigned int waited = 0;
+
+	if (!sdev->net_open)
+		return;
+	while (atomic_read(&sdev->tx_inflight)) {
+		if (++waited % 1000 == 0)
+			pr_warn("sroce: %s waits for %d packets in the stack\n",
+				dev_name(&sdev->ibdev.dev),
+				atomic_read(&sdev->tx_inflight));
+		usleep_range(1000, 2000);
+	}
+	sock_release(sdev->tx_sock);
+	sdev->tx_sock = NULL;
+	sroce_net_put_sockets();
+	sdev->net_open = false;
+}
+
+int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	struct sroce_path *path = &qp->path;
+	int err;
+
+	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	path->ipv6 = rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV6;
+	memcpy(&path->saddr, sgid->gid.raw, sizeof(path->saddr));
+	memcpy(&path->daddr, grh->dgid.raw, sizeof(path->daddr));
+	if (path->ipv6 == ipv6_addr_v4mapped(&path->daddr))
+		return -EINVAL;	/* the two ends speak different IPs */
+	path->tos = grh->traffic_class;
+	path->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
+	path->flow_label = grh->flow_label;
+	if (!path->dst_ready) {
+		err = dst_cache_init(&path->dst, GFP_KERNEL);
+		if (err)
+			return err;
+		path->dst_ready = true;
+	} else {
+		dst_cache_reset(&path->dst);
+	}
+	return 0;
+}
+
+void sroce_net_path_clear(struct sroce_qp *qp)
+{
+	if (qp->path.dst_ready)
+		dst_cache_destroy(&qp->path.dst);
+	qp->path.dst_ready = false;
+}
+
+static struct dst_entry *sroce_net_route(struct sroce_qp *qp)
+{
+	struct sroce_path *path = &qp->path;
+	int oif = qp->sdev->ndev->ifindex;
+	struct dst_entry *dst;
+
+	if (!path->ipv6) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = oif,
+			.flowi4_proto = IPPROTO_UDP,
+			.flowi4_tos = RT_TOS(path->tos),
+			.saddr = path->saddr.s6_addr32[3],
+			.daddr = path->daddr.s6_addr32[3],
+		};
+		struct rtable *rt;
+		__be32 saddr;
+
+		rt = dst_cache_get_ip4(&path->dst, &saddr);
+		if (rt)
+			return &rt->dst;
+		rt = ip_route_output_key(&init_net, &fl4);
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		dst_cache_set_ip4(&path->dst, &rt->dst, fl4.saddr);
+		return &rt->dst;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.flowi6_oif = oif,
+			.flowi6_proto = IPPROTO_UDP,
+			.saddr = path->saddr,
+			.daddr = path->daddr,
+		};
+		struct in6_addr saddr;
+
+		dst = dst_cache_get_ip6(&path->dst, &saddr);
+		if (dst)
+			return dst;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net,
+						      sroce_sock6->sk, &fl6,
+						      NULL);
+		if (IS_ERR(dst))
+			return dst;
+		dst_cache_set_ip6(&path->dst, dst, &fl6.saddr);
+		return dst;
+	}
+#else
+	dst = ERR_PTR(-EAFNOSUPPORT);
+	return dst;
+#endif
+}
+
+struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
+{
+	struct net_device *ndev = qp->sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + roce_len + SROCE_ICRC_LEN +
+			ndev->needed_tailroom, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, roce_len);
+	return skb;
+}
+
+bool sroce_net_tx_full(struct sroce_dev *sdev)
+{
+	return atomic_read(&sdev->tx_inflight) >= SROCE_TX_INFLIGHT_MAX;
+}
+
+static void sroce_net_tx_done(struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = skb->sk->sk_user_data;
+	unsigned int i;
+
+	/* Workers that stopped on a full stack wait for this. */
+	if (atomic_dec_return(&sdev->tx_inflight) == SROCE_TX_INFLIGHT_LOW)
+		for (i = 0; i < sdev->num_workers; i++)
+			sroce_engine_kick(&sdev->workers[i]);
+}
+
+static void sroce_net_push_ip(struct sroce_path *path, struct sk_buff *skb,
+			      struct dst_entry *dst)
+{
+	if (!path->ipv6) {
+		struct iphdr *iph;
+
+		skb_push(skb, sizeof(*iph));
+		skb_reset_network_header(skb);
+		iph = ip_hdr(skb);
+		iph->version = IPVERSION;
+		iph->ihl = sizeof(*iph) >> 2;
+		iph->tos = path->tos;
+		iph->tot_len = htons(skb->len);
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = path->hop_limit;
+		iph->protocol = IPPROTO_UDP;
+		iph->check = 0;
+		iph->saddr = path->saddr.s6_addr32[3];
+		iph->daddr = path->daddr.s6_addr32[3];
+		__ip_select_ident(dev_net(dst->dev), iph, 1);
+		skb->protocol = htons(ETH_P_IP);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	} else {
+		struct ipv6hdr *ip6h;
+
+		skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		ip6h = ipv6_hdr(skb);
+		ip6_flow_hdr(ip6h, path->tos, htonl(path->flow_label));
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = path->hop_limit;
+		ip6h->saddr = path->saddr;
+		ip6h->daddr = path->daddr;
+		skb->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	}
+}
+
+/*
+ * Sends a packet whose transport headers, payload and pad are in skb:
+ * adds the ICRC, UDP and IP. The skb is consumed; a packet the stack
+ * refuses is counted and lost, as on a wire.
+ */
+int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_path *path = &qp->path;
+	struct dst_entry *dst;
+	struct udphdr *uh;
+	u8 *icrc_at;
+	u32 icrc;
+	int err;
+
+	dst = sroce_net_route(qp);
+	if (IS_ERR(dst)) {
+		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	icrc_at = skb_put(skb, SROCE_ICRC_LEN);
+
+	skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = cpu_to_be16(rdma_get_udp_sport(path->flow_label,
+						    qp->ibqp.qp_num,
+						    qp->attr.dest_qp_num));
+	uh->dest = htons(SROCE_ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	sroce_net_push_ip(path, skb, dst);
+	skb_dst_set(skb, dst);
+	sroce_icrc_linear(skb->data, icrc_at - skb->data, &icrc);
+	put_unaligned_le32(icrc, icrc_at);
+
+	skb->dev = sdev->ndev;
+	skb->ip_summed = CHECKSUM_NONE;
+	skb->sk = sdev->tx_sock->sk;
+	skb->destructor = sroce_net_tx_done;
+	atomic_inc(&sdev->tx_inflight);
+
+	if (path->ipv6)
+		err = ip6_local_out(&init_net, NULL, skb);
+	else
+		err = ip_local_out(&init_net, NULL, skb);
+	if (unlikely(net_xmit_eval(err))) {
+		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
+		return -EIO;
+	}
+	sroce_stat_add(SROCE_STAT_TX_PKTS, 1);
+	return 0;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The packets of an RC message (see include/sroce/rc_pkt.h).
+ */
+#include <linux/kernel.h>
+#include <rdma/sroce-abi.h>
+#include <sroce/rc_pkt.h>
+#include <sroce/roce_hdr.h>
+
+enum sroce_aeth_kind sroce_aeth_kind(u8 syndrome)
+{
+	switch (syndrome & SROCE_AETH_KIND_MASK) {
+	case 0:
+		return SROCE_AETH_KIND_ACK;
+	case SROCE_AETH_RNR:
+		return SROCE_AETH_KIND_RNR;
+	case SROCE_AETH_NAK:
+		return SROCE_AETH_KIND_NAK;
+	default:
+		return SROCE_AETH_KIND_RESERVED;
+	}
+}
+
+u32 sroce_rc_npkts(u32 len, u32 mtu)
+{
+	return len ? len / mtu + !!(len % mtu) : 1;
+}
+
+u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt)
+{
+	u64 off = (u64)pkt * mtu;
+
+	if (off >= len)
+		return 0;
+	return min_t(u64, len - off, mtu);
+}
+
+/* Opcodes of a SEND or WRITE family by position: first, middle, last, only. */
+struct sroce_rc_family {
+	u8 first, middle, last, only;
+};
+
+static const struct sroce_rc_family sroce_rc_families[] = {
+	[SROCE_WQE_SEND] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
+			     SROCE_OP_SEND_LAST, SROCE_OP_SEND_ONLY },
+	[SROCE_WQE_SEND_IMM] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
+				 SROCE_OP_SEND_LAST_IMM,
+				 SROCE_OP_SEND_ONLY_IMM },
+	[SROCE_WQE_RDMA_WRITE] = { SROCE_OP_WRITE_FIRST, SROCE_OP_WRITE_MIDDLE,
+				   SROCE_OP_WRITE_LAST, SROCE_OP_WRITE_ONLY },
+	[SROCE_WQE_RDMA_WRITE_IMM] = { SROCE_OP_WRITE_FIRST,
+				       SROCE_OP_WRITE_MIDDLE,
+				       SROCE_OP_WRITE_LAST_IMM,
+				       SROCE_OP_WRITE_ONLY_IMM },
+};
+
+static u8 sroce_rc_family_opcode(const struct sroce_rc_family *f, u32 pkt,
+				 u32 npkts)
+{
+	if (npkts == 1)
+		return f->only;
+	if (!pkt)
+		return f->first;
+	return pkt + 1 == npkts ? f->last : f->middle;
+}
+
+u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts)
+{
+	if (!npkts || pkt >= npkts)
+		return SROCE_RC_NO_OPCODE;
+	switch (wqe_opcode) {
+	case SROCE_WQE_SEND:
+	case SROCE_WQE_SEND_IMM:
+	case SROCE_WQE_RDMA_WRITE:
+	case SROCE_WQE_RDMA_WRITE_IMM:
+		return sroce_rc_family_opcode(&sroce_rc_families[wqe_opcode],
+					      pkt, npkts);
+	case SROCE_WQE_RDMA_READ:
+		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_READ_REQUEST;
+	case SROCE_WQE_ATOMIC_CMP_SWP:
+		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_CMP_SWAP;
+	case SROCE_WQE_ATOMIC_FETCH_ADD:
+		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_FETCH_ADD;
+	default:
+		return SROCE_RC_NO_OPCODE;
+	}
+}
+
+u8 sroce_rc_read_resp_opcode(u32 pkt, u32 npkts)
+{
+	static const struct sroce_rc_family read = {
+		SROCE_OP_READ_RESP_FIRST, SROCE_OP_READ_RESP_MIDDLE,
+		SROCE_OP_READ_RESP_LAST, SROCE_OP_READ_RESP_ONLY,
+	};
+
+	if (!npkts || pkt >= npkts)
+		return SROCE_RC_NO_OPCODE;
+	return sroce_rc_family_opcode(&read, pkt, npkts);
+}
+
+enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+
+	if (!info || (opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_RC ||
+	    !(info->flags & SROCE_HDR_REQUEST))
+		return SROCE_RC_SEQ_INVALID;
+
+	switch (cur) {
+	case SROCE_RC_SEQ_NONE:
+		if (!(info->flags & SROCE_HDR_FIRST))
+			return SROCE_RC_SEQ_INVALID;
+		if (info->flags & SROCE_HDR_LAST)
+			return SROCE_RC_SEQ_NONE;
+		return opcode == SROCE_OP_SEND_FIRST ? SROCE_RC_SEQ_SEND :
+						       SROCE_RC_SEQ_WRITE;
+	case SROCE_RC_SEQ_SEND:
+		switch (opcode) {
+		case SROCE_OP_SEND_MIDDLE:
+			return SROCE_RC_SEQ_SEND;
+		case SROCE_OP_SEND_LAST:
+		case SROCE_OP_SEND_LAST_IMM:
+		case SROCE_OP_SEND_LAST_INV:
+			return SROCE_RC_SEQ_NONE;
+		default:
+			return SROCE_RC_SEQ_INVALID;
+		}
+	case SROCE_RC_SEQ_WRITE:
+		switch (opcode) {
+		case SROCE_OP_WRITE_MIDDLE:
+			return SROCE_RC_SEQ_WRITE;
+		case SROCE_OP_WRITE_LAST:
+		case SROCE_OP_WRITE_LAST_IMM:
+			return SROCE_RC_SEQ_NONE;
+		default:
+			return SROCE_RC_SEQ_INVALID;
+		}
+	default:
+		return SROCE_RC_SEQ_INVALID;
+	}
+}
+
+bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	u16 pos;
+
+	if (!info)
+		return false;
+	if (!(info->flags & SROCE_HDR_PAYLOAD))
+		return payload_len == 0;
+	pos = info->flags & (SROCE_HDR_ONLY | SROCE_HDR_MIDDLE);
+	switch (pos) {
+	case SROCE_HDR_ONLY:
+		return payload_len <= mtu;
+	case SROCE_HDR_LAST:
+		return payload_len >= 1 && payload_len <= mtu;
+	default:	/* FIRST or MIDDLE */
+		return payload_len == mtu;
+	}
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The packets of a reliable-connected message (IBTA vol. 1 ch. 9):
+ * how a message is cut at the path MTU, which opcode each packet carries,
+ * which opcode may follow which inside a message, and the AETH syndrome.
+ *
+ * Pure layer: no ib_core, no skb.
+ */
+#ifndef SROCE_RC_PKT_H
+#define SROCE_RC_PKT_H
+
+#include <linux/types.h>
+
+/* AETH credit field meaning "no end-to-end credits are used". */
+#define SROCE_AETH_NO_CREDITS 0x1f
+#define SROCE_AETH_RNR 0x20
+#define SROCE_AETH_NAK 0x60
+#define SROCE_AETH_KIND_MASK 0x60
+#define SROCE_AETH_VALUE_MASK 0x1f
+
+enum sroce_aeth_kind {
+	SROCE_AETH_KIND_ACK,
+	SROCE_AETH_KIND_RNR,	/* value: the responder's RNR timer */
+	SROCE_AETH_KIND_NAK,	/* value: enum sroce_nak_code */
+	SROCE_AETH_KIND_RESERVED,
+};
+
+enum sroce_nak_code {
+	SROCE_NAK_PSN_SEQUENCE = 0,
+	SROCE_NAK_INVALID_REQUEST = 1,
+	SROCE_NAK_REMOTE_ACCESS = 2,
+	SROCE_NAK_REMOTE_OPERATION = 3,
+	SROCE_NAK_INVALID_RD_REQUEST = 4,
+};
+
+static inline u8 sroce_aeth_ack(void)
+{
+	return SROCE_AETH_NO_CREDITS;
+}
+
+static inline u8 sroce_aeth_rnr(u8 rnr_timer)
+{
+	return SROCE_AETH_RNR | (rnr_timer & SROCE_AETH_VALUE_MASK);
+}
+
+static inline u8 sroce_aeth_nak(enum sroce_nak_code code)
+{
+	return SROCE_AETH_NAK | code;
+}
+
+enum sroce_aeth_kind sroce_aeth_kind(u8 syndrome);
+
+/* PSNs a message of len bytes occupies: one per packet, at least one. */
+u32 sroce_rc_npkts(u32 len, u32 mtu);
+/* Payload bytes of packet pkt (from 0) of a len-byte message. */
+u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt);
+
+/* SROCE_RC_NO_OPCODE where no packet fits. */
+#define SROCE_RC_NO_OPCODE 0xff
+
+/*
+ * The request opcode of packet pkt of npkts for a send WQE opcode (enum
+ * sroce_wqe_opcode). READ and atomics are always one request packet.
+ */
+u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts);
+/* The opcode of packet pkt of an npkts-packet READ response. */
+u8 sroce_rc_read_resp_opcode(u32 pkt, u32 npkts);
+
+/*
+ * Where a responder is inside a multi-packet message: a FIRST packet
+ * opens a SEND or WRITE, MIDDLE packets continue it, a LAST packet ends it.
+ */
+enum sroce_rc_seq {
+	SROCE_RC_SEQ_NONE,
+	SROCE_RC_SEQ_SEND,
+	SROCE_RC_SEQ_WRITE,
+	SROCE_RC_SEQ_INVALID,	/* the opcode cannot come here */
+};
+
+enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode);
+
+/*
+ * Whether a request packet's payload length fits its place in the message:
+ * FIRST and MIDDLE carry exactly mtu bytes, LAST 1..mtu, ONLY 0..mtu.
+ */
+bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu);
+
+#endif /* SROCE_RC_PKT_H */

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Runs inside each of the two lab VMs of scripts/bench: perftest between
+# the VMs over the socket netdev, first on rdma_rxe, then on sroce, in the
+# same boots. bench-wire.sh server|client. The client prints one line per
+# result: "wire DEV KEY VALUE".
+set -u
+role=$1
+iters=${SROCE_BENCH_ITERS:-2000}
+if [ "$role" = server ]; then ME=10 PEER=11; else ME=11 PEER=10; fi
+T=$SROCE_BUILD/tests
+modprobe virtio_net
+IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+ip link set "$IF" up
+ip addr add "192.0.2.$ME/24" dev "$IF"
+for _ in $(seq 1 90); do
+	busybox ping -c 1 -W 1 "192.0.2.$PEER" > /dev/null 2>&1 && break
+done
+
+# run DEV TOOL ARGS...: the server serves one run; the client retries
+# until the server is up and prints the result line.
+run() {
+	local dev=$1 tool=$2 i out
+	shift 2
+	if [ "$role" = server ]; then
+		timeout 300 "$tool" -d "$dev" -x 1 -F "$@" > /dev/null 2>&1
+		return
+	fi
+	for i in $(seq 1 120); do
+		out=$(timeout 300 "$tool" -d "$dev" -x 1 -F "$@" 192.0.2.10 2>&1)
+		grep -q "Couldn't connect\|Unable to init the socket" <<<"$out" ||
+			break
+		sleep 0.5
+	done
+	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$out" | tail -n 1
+}
+
+busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+for dev in rxe0 sroce0; do
+	if [ $dev = rxe0 ]; then
+		modprobe rdma_rxe
+		rdma link add rxe0 type rxe netdev "$IF"
+	else
+		modprobe sroce
+		rdma link add sroce0 type sroce netdev "$IF"
+	fi
+	sleep 1
+	t0=$(busy_ticks)
+	r=$(run $dev ib_write_bw -s 65536 -n "$iters")
+	t1=$(busy_ticks)
+	[ "$role" = client ] && echo "wire $dev write_bw $(awk '{ print $4 }' <<<"$r")" &&
+		echo "wire $dev cpu_per_gb $(awk -v t=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" \
+			-v n="$iters" 'BEGIN { printf "%.2f", (t / hz) / (n * 65536 / 1e9) }')"
+	r=$(run $dev ib_write_bw -s 64 -n $((iters * 5)))
+	[ "$role" = client ] && echo "wire $dev write_rate $(awk '{ print $5 }' <<<"$r")"
+	r=$(run $dev ib_send_lat -s 64 -n "$iters")
+	[ "$role" = client ] && echo "wire $dev send_lat $(awk '{ print $5 }' <<<"$r")"
+	r=$(run $dev ib_read_bw -s 65536 -n "$iters")
+	[ "$role" = client ] && echo "wire $dev read_bw $(awk '{ print $4 }' <<<"$r")"
+	sleep 2
+	rdma link delete $dev
+	[ $dev = rxe0 ] && rmmod rdma_rxe
+	[ "$role" = client ] && engine=$(cat /sys/kernel/debug/sroce/engine 2>/dev/null)
+done
+[ "$role" = client ] && grep -E 'retransmits|timeouts|naks' <<<"${engine:-}" | sed 's/^/# /'
+exit 0

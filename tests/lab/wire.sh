@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# RC on the wire between two lab VMs (QEMU socket netdev on 127.0.0.1):
+# tests/progs/rc_remote runs every opcode with data checks, in both
+# directions,
+# - sroce against sroce: IPv4 and IPv6 at path MTU 1024, then under
+#   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
+# - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024.
+# Prints the checks of both VMs and "wire: N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+seed=${SROCE_TEST_SEED:-$RANDOM}
+iters=${SROCE_WIRE_ITERS:-120}
+passed=0
+failed=0
+
+# pair NAME SCRIPT_A SCRIPT_B: boots hostA (listens) and hostB, runs the
+# scripts and counts their checks; a VM that fails counts one more.
+pair() {
+	local name=$1 port=$((20000 + RANDOM % 20000)) ra rb a
+	"$top/scripts/vm-run" --cpus 1 --timeout 900 --name hostA \
+		--mac 52:54:00:00:00:0a --nic "listen:$port" -- \
+		bash -c "$2" > "$logs/$name-A.log" 2>&1 &
+	a=$!
+	sleep 2
+	"$top/scripts/vm-run" --cpus 1 --timeout 900 --name hostB \
+		--mac 52:54:00:00:00:0b --nic "connect:$port" -- \
+		bash -c "$3" > "$logs/$name-B.log" 2>&1
+	rb=$?
+	wait $a
+	ra=$?
+	grep -hE '^\[host[AB]\] (not )?ok - |^\[host[AB]\] # ' \
+		"$logs/$name-A.log" "$logs/$name-B.log"
+	passed=$((passed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] ok - ')))
+	failed=$((failed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] not ok - ')))
+	for h in A B; do
+		r=$ra
+		[ $h = B ] && r=$rb
+		if [ "$r" -ne 0 ]; then
+			echo "not ok - $name: host$h exited with status $r"
+			tail -n 60 "$logs/$name-$h.log"
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+guest() {	# guest ME PEER NDEV MTU BODY
+	printf 'ME=%s PEER=%s NDEV=%s MTU=%s\n. %s/tests/lab/guest.sh\n%s\nengine_counters\n' \
+		"$1" "$2" "$3" "$4" "$top" "$5"
+}
+
+big=$((1 << 20))
+# sroce <-> sroce. Phases alternate roles; a client waits for its server.
+pair sroce-sroce "$(guest 10 11 sroce 1500 "
+serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
+drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
+netem_on
+serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
+netem_off")" "$(guest 11 10 sroce 1500 "
+drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
+serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
+netem_on
+drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
+netem_off")"
+
+# sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
+pair sroce-rxe "$(guest 10 11 sroce 9000 "
+serve 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
+drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
+serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
+drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024")" \
+"$(guest 11 10 rxe 9000 "
+export RC_REMOTE_SKIP_DEAD_PEER=1
+drive 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
+serve 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
+drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
+serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024")"
+
+echo "(seed $seed)"
+echo "wire: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rc_remote DEV GID_INDEX PAIRS ITERATIONS SEED MAX_SIZE PATH_MTU [SERVER]
+ *
+ * The data-integrity test across two hosts, with any verbs device at either
+ * end (sroce, rdma_rxe, a RoCE NIC). Without SERVER it is the server: it
+ * waits on TCP port 18620 for one client and does what the client asks on
+ * its side of PAIRS RC QP pairs. With SERVER, the client connects to it
+ * and, on each pair, runs ITERATIONS random operations as the requester:
+ * SEND and SEND with immediate, RDMA WRITE (with immediate), RDMA READ,
+ * compare-and-swap, fetch-and-add, and bursts of WRITEs ended by a READ
+ * of what they wrote, with random sizes (1 B to MAX_SIZE), offsets and
+ * scatter/gather splits on both sides, inline or not. Data is a seeded
+ * pseudo-random stream both ends compute, so the server checks every byte
+ * that arrived and the client every byte it read; every completion's
+ * status, opcode, length and immediate is checked.
+ *
+ * Last, the server destroys pair 0's QP and the client checks that a WRITE
+ * to it ends in IBV_WC_RETRY_EXC_ERR within a bounded time (a dead peer;
+ * skipped when RC_REMOTE_SKIP_DEAD_PEER is set).
+ * The client prints "ok"/"not ok" lines; both exit non-zero on failure.
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "testlib.h"
+
+#define PORT 18620
+#define MAX_SGE 4
+#define SLACK 4096
+#define BURST 16
+#define WC_WAIT_S 60
+
+enum msg_type {
+	M_HELLO = 1,	/* a: pairs, b: max_size, c: path MTU enum */
+	M_QPINFO,	/* a: qpn, b: psn, c: addr, d: rkey; then the GID */
+	M_RECV,		/* post a receive: a: off, b: capacity (0: no SGE) */
+	M_FILL,		/* a: off, b: len, c: seed */
+	M_POISON,	/* a: off, b: len */
+	M_SET64,	/* a: off, b: value */
+	M_GET64,	/* a: off -> a: value */
+	M_CHECK,	/* a: off, b: len, c: seed -> a: 1 if the bytes match */
+	M_WAITRECV,	/* -> a: status | opcode << 8 | flags << 16 |
+			 *       src_qp << 32, b: byte_len, c: imm, d: found */
+	M_KILL,		/* destroy the pair's QP */
+	M_BYE,
+	M_REPLY,
+};
+
+struct msg {
+	uint32_t type;
+	uint32_t pair;
+	uint64_t a, b, c, d;
+};
+
+struct side {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t len;
+	uint32_t psn;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid my_gid;
+static int gid_index, sock_fd;
+static size_t max_size;
+static enum ibv_mtu path_mtu;
+static uint64_t rng_state;
+static int max_inline;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* The bytes both ends agree on for a seed. */
+static void pattern(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t s = seed | 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		p[i] = (uint8_t)(s >> 24);
+	}
+}
+
+static bool pattern_matches(const uint8_t *p, size_t len, uint64_t seed)
+{
+	uint8_t *want = malloc(len ? len : 1);
+	bool ok;
+
+	if (!want)
+		tl_die("malloc");
+	pattern(want, len, seed);
+	ok = !memcmp(p, want, len);
+	free(want);
+	return ok;
+}
+
+static void xfer(void *buf, size_t len, bool out)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? write(sock_fd, p, len) : read(sock_fd, p, len);
+		if (n <= 0)
+			tl_die(out ? "control write" : "control read");
+		p += n;
+		len -= n;
+	}
+}
+
+static void send_msg(uint32_t type, uint32_t pair, uint64_t a, uint64_t b,
+		     uint64_t c, uint64_t d)
+{
+	struct msg m = { type, pair, a, b, c, d };
+
+	xfer(&m, sizeof(m), true);
+}
+
+static struct msg recv_msg(void)
+{
+	struct msg m;
+
+	xfer(&m, sizeof(m), false);
+	return m;
+}
+
+/* A request to the server and its reply. */
+static struct msg call(uint32_t type, uint32_t pair, uint64_t a, uint64_t b,
+		       uint64_t c)
+{
+	send_msg(type, pair, a, b, c, 0);
+	return recv_msg();
+}
+
+static void setup_side(struct side *s)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2 * BURST, .max_recv_wr = 16,
+			 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE,
+			 .max_inline_data = 256 },
+	};
+
+	s->len = max_size + 2 * SLACK;
+	s->buf = calloc(1, s->len);
+	if (!s->buf)
+		tl_die("malloc");
+	s->cq = ibv_create_cq(ctx, 4 * BURST, NULL, NULL, 0);
+	if (!s->cq)
+		tl_die("ibv_create_cq");
+	s->mr = ibv_reg_mr(pd, s->buf, s->len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!s->mr)
+		tl_die("ibv_reg_mr");
+	init.send_cq = s->cq;
+	init.recv_cq = s->cq;
+	s->qp = ibv_create_qp(pd, &init);
+	if (!s->qp)
+		tl_die("ibv_create_qp");
+	max_inline = init.cap.max_inline_data;
+	s->psn = rnd() & 0xffffff;
+}
+
+/* Exchanges QP numbers, PSNs, buffers and GIDs, then connects. */
+static void exchange_and_connect(struct side *s, uint32_t pair,
+				 uint64_t *raddr, uint32_t *rkey,
+				 uint32_t *rqpn)
+{
+	struct tl_rc_conn conn = {
+		.sgid_index = gid_index, .access = TL_REMOTE_ALL,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .rd_atomic = 4,
+	};
+	union ibv_gid peer_gid;
+	struct msg m;
+
+	send_msg(M_QPINFO, pair, s->qp->qp_num, s->psn, (uintptr_t)s->buf,
+		 s->mr->rkey);
+	xfer(&my_gid, sizeof(my_gid), true);
+	m = recv_msg();
+	if (m.type != M_QPINFO)
+		tl_die("unexpected control message");
+	xfer(&peer_gid, sizeof(peer_gid), false);
+	*rqpn = m.a;
+	*raddr = m.c;
+	*rkey = m.d;
+	conn.dest_qpn = m.a;
+	conn.dgid = &peer_gid;
+	conn.sq_psn = s->psn;
+	conn.rq_psn = m.b;
+	if (tl_connect_rc_mtu(s->qp, &conn, path_mtu))
+		tl_die("connecting a QP");
+}
+
+/* Waits for one completion on cq; false on timeout. */
+static bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n > 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > WC_WAIT_S)
+			return false;
+	}
+}
+
+/* Splits [addr, addr + len) into 1..MAX_SGE SGEs (some possibly empty). */
+static int split(struct ibv_sge *sge, uint64_t addr, size_t len, uint32_t lkey)
+{
+	int n = 1 + rnd() % MAX_SGE, i;
+	size_t left = len, part;
+
+	for (i = 0; i < n; i++) {
+		part = i == n - 1 ? left : (left ? rnd() % (left + 1) : 0);
+		sge[i].addr = addr;
+		sge[i].length = part;
+		sge[i].lkey = lkey;
+		addr += part;
+		left -= part;
+	}
+	return n;
+}
+
+/* Server ------------------------------------------------------------------ */
+
+static int serve(void)
+{
+	struct side *sides = NULL;
+	uint32_t npairs = 0, i, rqpn, rkey;
+	uint64_t raddr, v;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge[MAX_SGE];
+	struct ibv_wc wc;
+	struct msg m;
+	int lfd, one = 1;
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(PORT) };
+
+	lfd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (lfd < 0)
+		tl_die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		tl_die("bind/listen");
+	sock_fd = accept(lfd, NULL, NULL);
+	if (sock_fd < 0)
+		tl_die("accept");
+	close(lfd);
+	setsockopt(sock_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+	for (;;) {
+		struct side *s;
+
+		m = recv_msg();
+		s = m.pair < npairs ? &sides[m.pair] : NULL;
+
+		switch (m.type) {
+		case M_HELLO:
+			npairs = m.a;
+			max_size = m.b;
+			path_mtu = m.c;
+			sides = calloc(npairs, sizeof(*sides));
+			for (i = 0; i < npairs; i++) {
+				setup_side(&sides[i]);
+				exchange_and_connect(&sides[i], i, &raddr,
+						     &rkey, &rqpn);
+			}
+			continue;
+		case M_BYE:
+			for (i = 0; i < npairs; i++) {
+				if (sides[i].qp)
+					ibv_destroy_qp(sides[i].qp);
+				ibv_dereg_mr(sides[i].mr);
+				ibv_destroy_cq(sides[i].cq);
+				free(sides[i].buf);
+			}
+			free(sides);
+			return 0;
+		default:
+			break;
+		}
+		if (!s)
+			tl_die("bad pair in control message");
+		v = 0;
+		switch (m.type) {
+		case M_RECV:
+			memset(&rwr, 0, sizeof(rwr));
+			rwr.wr_id = m.a;
+			rwr.sg_list = sge;
+			rwr.num_sge = m.b ? split(sge, (uintptr_t)s->buf + m.a,
+						  m.b, s->mr->lkey) : 0;
+			v = !ibv_post_recv(s->qp, &rwr, &rbad);
+			break;
+		case M_FILL:
+			pattern(s->buf + m.a, m.b, m.c);
+			break;
+		case M_POISON:
+			memset(s->buf + m.a, 0xee, m.b);
+			break;
+		case M_SET64:
+			memcpy(s->buf + m.a, &m.b, 8);
+			break;
+		case M_GET64:
+			memcpy(&v, s->buf + m.a, 8);
+			break;
+		case M_CHECK:
+			v = pattern_matches(s->buf + m.a, m.b, m.c);
+			break;
+		case M_WAITRECV:
+			memset(&wc, 0, sizeof(wc));
+			if (wait_wc(s->cq, &wc)) {
+				send_msg(M_REPLY, m.pair,
+					 wc.status | wc.opcode << 8 |
+					 (uint64_t)wc.wc_flags << 16 |
+					 (uint64_t)wc.src_qp << 32,
+					 wc.byte_len, ntohl(wc.imm_data), 1);
+				continue;
+			}
+			break;
+		case M_KILL:
+			v = !ibv_destroy_qp(s->qp);
+			s->qp = NULL;
+			break;
+		default:
+			tl_die("unknown control message");
+		}
+		send_msg(M_REPLY, m.pair, v, 0, 0, 0);
+	}
+}
+
+/* Client ------------------------------------------------------------------ */
+
+struct pair {
+	struct side s;
+	uint64_t raddr;
+	uint32_t rkey, rqpn;
+};
+
+static const char *const op_names[] = {
+	"SEND", "SEND_IMM", "WRITE", "WRITE_IMM", "READ", "CMP_SWP",
+	"FETCH_ADD", "WRITE_BURST+READ",
+};
+
+static int fail(const char *what, int iter, int op, size_t len)
+{
+	printf("# pair failed at iteration %d: %s (%s, %zu bytes)\n", iter,
+	       what, op_names[op], len);
+	return 1;
+}
+
+/* Waits for the completion of wr_id, successful. */
+static const char *send_done(struct pair *p, uint64_t wr_id, size_t byte_len,
+			     bool check_len)
+{
+	static char why[96];
+	struct ibv_wc wc;
+
+	if (!wait_wc(p->s.cq, &wc))
+		return "no send completion";
+	if (wc.status != IBV_WC_SUCCESS) {
+		snprintf(why, sizeof(why), "send completion: %s",
+			 ibv_wc_status_str(wc.status));
+		return why;
+	}
+	if (wc.wr_id != wr_id)
+		return "send completion out of order";
+	if (check_len && wc.byte_len != byte_len)
+		return "requester byte_len";
+	return NULL;
+}
+
+static int burst(struct pair *p, uint32_t pi, int iter)
+{
+	struct ibv_send_wr wr[BURST + 1], *bad;
+	struct ibv_sge sge[BURST + 1][MAX_SGE];
+	size_t region = (max_size + SLACK) / BURST, len[BURST], off[BURST];
+	uint64_t seed[BURST];
+	const char *why;
+	size_t rlen;
+	int n = 1 + rnd() % BURST, i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < n; i++) {
+		len[i] = 1 + rnd() % region;
+		off[i] = (size_t)i * region;
+		seed[i] = rnd();
+		pattern(p->s.buf + off[i], len[i], seed[i]);
+		call(M_POISON, pi, off[i], len[i], 0);
+		wr[i].wr_id = 0xc000 + i;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].sg_list = sge[i];
+		wr[i].num_sge = split(sge[i], (uintptr_t)p->s.buf + off[i],
+				      len[i], p->s.mr->lkey);
+		wr[i].wr.rdma.remote_addr = p->raddr + off[i];
+		wr[i].wr.rdma.rkey = p->rkey;
+		wr[i].next = &wr[i + 1];
+	}
+	/* The READ sees every WRITE before it: RC executes in order. */
+	rlen = len[0] > SLACK ? SLACK : len[0];
+	memset(p->s.buf + max_size + SLACK, 0xee, rlen);
+	wr[n].wr_id = 0xc000 + n;
+	wr[n].opcode = IBV_WR_RDMA_READ;
+	wr[n].send_flags = IBV_SEND_SIGNALED;
+	wr[n].sg_list = sge[n];
+	wr[n].num_sge = split(sge[n], (uintptr_t)p->s.buf + max_size + SLACK,
+			      rlen, p->s.mr->lkey);
+	wr[n].wr.rdma.remote_addr = p->raddr + off[0];
+	wr[n].wr.rdma.rkey = p->rkey;
+	if (ibv_post_send(p->s.qp, wr, &bad))
+		return fail("post_send", iter, 7, n);
+	for (i = 0; i <= n; i++) {
+		why = send_done(p, 0xc000 + i, 0, false);
+		if (why)
+			return fail(why, iter, 7, n);
+	}
+	for (i = 0; i < n; i++)
+		if (!call(M_CHECK, pi, off[i], len[i], seed[i]).a)
+			return fail("data mismatch", iter, 7, len[i]);
+	if (!pattern_matches(p->s.buf + max_size + SLACK, rlen, seed[0]))
+		return fail("READ after WRITEs", iter, 7, len[0]);
+	return 0;
+}
+
+static size_t rnd_size(void)
+{
+	switch (rnd() % 8) {
+	case 0:
+		return 1 + rnd() % 16;
+	case 1:
+	case 2:
+		return 1 + rnd() % 512;
+	case 3:
+	case 4:
+		return 1 + rnd() % 8192;
+	case 5:
+	case 6:
+		return 1 + rnd() % (256 * 1024);
+	default:
+		return 1 + rnd() % max_size;
+	}
+}
+
+static int one_op(struct pair *p, uint32_t pi, int iter)
+{
+	int op = rnd() % 8;
+	size_t len = (op == 5 || op == 6) ? 8 : rnd_size();
+	size_t soff = rnd() % SLACK, doff = rnd() % SLACK;
+	struct ibv_sge sge[MAX_SGE];
+	struct ibv_send_wr wr = {}, *bad;
+	uint32_t imm = (uint32_t)rnd();
+	uint64_t seed = rnd(), orig = 0, cmp = 0, swp = 0, val, w;
+	bool recv = op <= 1 || op == 3;
+	const char *why;
+	struct msg m;
+
+	if (op == 7)
+		return burst(p, pi, iter);
+	if (op == 5 || op == 6) {
+		soff &= ~7UL;
+		doff &= ~7UL;
+	}
+	wr.wr_id = 0xa000 + iter;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = sge;
+	if (op <= 3) {
+		/* Local source at soff, remote destination at doff. */
+		pattern(p->s.buf + soff, len, seed);
+		call(M_POISON, pi, doff, len, 0);
+		if (recv && !call(M_RECV, pi, op == 3 ? 0 : doff,
+				  op == 3 ? 0 : len + rnd() % 64, 0).a)
+			return fail("remote post_recv", iter, op, len);
+		wr.num_sge = split(sge, (uintptr_t)p->s.buf + soff, len,
+				   p->s.mr->lkey);
+		if (len <= (size_t)max_inline && (rnd() & 1))
+			wr.send_flags |= IBV_SEND_INLINE;
+		wr.opcode = (enum ibv_wr_opcode[]){ IBV_WR_SEND,
+			IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+			IBV_WR_RDMA_WRITE_WITH_IMM }[op];
+		wr.imm_data = htonl(imm);
+		wr.wr.rdma.remote_addr = p->raddr + doff;
+		wr.wr.rdma.rkey = p->rkey;
+	} else if (op == 4) {
+		call(M_FILL, pi, soff, len, seed);
+		memset(p->s.buf + doff, 0xee, len);
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.num_sge = split(sge, (uintptr_t)p->s.buf + doff, len,
+				   p->s.mr->lkey);
+		wr.wr.rdma.remote_addr = p->raddr + soff;
+		wr.wr.rdma.rkey = p->rkey;
+	} else {
+		orig = rnd();
+		cmp = (rnd() & 1) ? orig : orig ^ 1;
+		swp = rnd();
+		call(M_SET64, pi, SLACK + doff, orig, 0);
+		memset(p->s.buf + soff, 0xee, 8);
+		wr.opcode = op == 5 ? IBV_WR_ATOMIC_CMP_AND_SWP :
+				      IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = p->raddr + SLACK + doff;
+		wr.wr.atomic.rkey = p->rkey;
+		wr.wr.atomic.compare_add = op == 5 ? cmp : swp;
+		wr.wr.atomic.swap = swp;
+		sge[0].addr = (uintptr_t)p->s.buf + soff;
+		sge[0].length = 8;
+		sge[0].lkey = p->s.mr->lkey;
+		wr.num_sge = 1;
+	}
+	if (ibv_post_send(p->s.qp, &wr, &bad))
+		return fail("post_send", iter, op, len);
+	why = send_done(p, wr.wr_id, len, op >= 4);
+	if (why)
+		return fail(why, iter, op, len);
+
+	if (recv) {
+		m = call(M_WAITRECV, pi, 0, 0, 0);
+		if (!m.d)
+			return fail("no receive completion", iter, op, len);
+		if ((m.a & 0xff) != IBV_WC_SUCCESS)
+			return fail(ibv_wc_status_str(m.a & 0xff), iter, op,
+				    len);
+		if (m.b != len)
+			return fail("receive byte_len", iter, op, len);
+		if (((m.a >> 8) & 0xff) != (op == 3 ? IBV_WC_RECV_RDMA_WITH_IMM :
+						       IBV_WC_RECV))
+			return fail("receive opcode", iter, op, len);
+		if ((op == 1 || op == 3) != !!((m.a >> 16) & IBV_WC_WITH_IMM) ||
+		    ((op == 1 || op == 3) && m.c != imm))
+			return fail("immediate", iter, op, len);
+		/* src_qp is defined for UD only; rdma_rxe leaves it 0 on RC. */
+		if ((uint32_t)(m.a >> 32) &&
+		    (uint32_t)(m.a >> 32) != p->s.qp->qp_num)
+			return fail("source QP", iter, op, len);
+	}
+	if (op <= 3) {
+		if (!call(M_CHECK, pi, doff, len, seed).a)
+			return fail("data mismatch", iter, op, len);
+	} else if (op == 4) {
+		if (!pattern_matches(p->s.buf + doff, len, seed))
+			return fail("data mismatch", iter, op, len);
+	} else {
+		memcpy(&val, p->s.buf + soff, 8);
+		if (val != orig)
+			return fail("atomic original value", iter, op, len);
+		w = call(M_GET64, pi, SLACK + doff, 0, 0).a;
+		if (w != (op == 5 ? (cmp == orig ? swp : orig) : orig + swp))
+			return fail("atomic result", iter, op, len);
+	}
+	return 0;
+}
+
+/* The server's QP is gone: a WRITE must fail with RETRY_EXC_ERR, soon. */
+static void dead_peer(struct pair *p)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge = { (uintptr_t)p->s.buf, 64, p->s.mr->lkey };
+	struct timespec t0, t;
+	struct ibv_wc wc = {};
+	double secs;
+	bool got;
+
+	tl_check(call(M_KILL, 0, 0, 0, 0).a, "server destroyed its QP");
+	wr.wr_id = 0xdead;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = p->raddr;
+	wr.wr.rdma.rkey = p->rkey;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ibv_post_send(p->s.qp, &wr, &bad))
+		tl_die("post_send");
+	got = wait_wc(p->s.cq, &wc);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	secs = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
+	tl_check(got && wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 0xdead,
+		 "dead peer: %s after %.2f s (timeout 14, retry_cnt 7)",
+		 got ? ibv_wc_status_str(wc.status) : "no completion", secs);
+	tl_check(got && secs < 30, "dead peer detected in bounded time");
+}
+
+static void connect_server(const char *host)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	char port[8];
+	int i, one = 1;
+
+	snprintf(port, sizeof(port), "%d", PORT);
+	if (getaddrinfo(host, port, &hints, &ai))
+		tl_die("getaddrinfo");
+	for (i = 0; i < 600; i++) {
+		sock_fd = socket(ai->ai_family, SOCK_STREAM, 0);
+		if (sock_fd < 0)
+			tl_die("socket");
+		if (!connect(sock_fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(sock_fd);
+		sock_fd = -1;
+		usleep(100000);
+	}
+	freeaddrinfo(ai);
+	if (sock_fd < 0)
+		tl_die("connect to the server");
+	setsockopt(sock_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int main(int argc, char **argv)
+{
+	static const enum ibv_mtu mtus[] = { 0, IBV_MTU_256, IBV_MTU_512, 0,
+					     IBV_MTU_1024 };
+	struct pair *pairs;
+	uint32_t npairs, i;
+	int iters, it, bad, mtu;
+
+	if (argc < 8) {
+		fprintf(stderr,
+			"usage: rc_remote DEV GID_INDEX PAIRS ITERATIONS SEED MAX_SIZE PATH_MTU [SERVER]\n");
+		return 2;
+	}
+	ctx = tl_open_device(argv[1]);
+	gid_index = atoi(argv[2]);
+	npairs = atoi(argv[3]);
+	iters = atoi(argv[4]);
+	rng_state = strtoull(argv[5], NULL, 0) | 1;
+	max_size = strtoull(argv[6], NULL, 0);
+	mtu = atoi(argv[7]);
+	path_mtu = mtu == 4096 ? IBV_MTU_4096 : mtu == 2048 ? IBV_MTU_2048 :
+		   mtu / 256 < 5 ? mtus[mtu / 256] : 0;
+	pd = ibv_alloc_pd(ctx);
+	if (!pd || ibv_query_gid(ctx, 1, gid_index, &my_gid))
+		tl_die("device setup");
+	if (argc == 8) {
+		rng_state ^= 0x5eed;	/* the server's own PSNs and splits */
+		return serve();
+	}
+	if (!path_mtu) {
+		fprintf(stderr, "PATH_MTU must be 256, 512, 1024, 2048 or 4096\n");
+		return 2;
+	}
+
+	connect_server(argv[8]);
+	send_msg(M_HELLO, 0, npairs, max_size, path_mtu, 0);
+	pairs = calloc(npairs, sizeof(*pairs));
+	for (i = 0; i < npairs; i++) {
+		setup_side(&pairs[i].s);
+		exchange_and_connect(&pairs[i].s, i, &pairs[i].raddr,
+				     &pairs[i].rkey, &pairs[i].rqpn);
+	}
+	for (i = 0; i < npairs; i++) {
+		bad = 0;
+		for (it = 0; it < iters && !bad; it++)
+			bad = one_op(&pairs[i], i, it);
+		tl_check(!bad, "pair %u: %d random operations (MTU %d), data and completions verified",
+			 i, bad ? it : iters, mtu);
+	}
+	/* rdma_rxe 6.1 as requester retries a dead peer for ever: skippable. */
+	if (!getenv("RC_REMOTE_SKIP_DEAD_PEER"))
+		dead_peer(&pairs[0]);
+	send_msg(M_BYE, 0, 0, 0, 0, 0);
+	for (i = 0; i < npairs; i++) {
+		ibv_destroy_qp(pairs[i].s.qp);
+		ibv_dereg_mr(pairs[i].s.mr);
+		ibv_destroy_cq(pairs[i].s.cq);
+		free(pairs[i].s.buf);
+	}
+	free(pairs);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tl_exit_status();
+}
