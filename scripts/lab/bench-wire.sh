@@ -10,6 +10,8 @@ if [ "$role" = server ]; then ME=10 PEER=11; else ME=11 PEER=10; fi
 T=$SROCE_BUILD/tests
 modprobe virtio_net
 IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+# Jumbo frames: path MTU 4096 on both devices.
+ip link set "$IF" mtu 9000
 ip link set "$IF" up
 ip addr add "192.0.2.$ME/24" dev "$IF"
 for _ in $(seq 1 90); do
@@ -37,6 +39,13 @@ run() {
 busy_ticks() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
+
+# The link's own ceiling: plain TCP over the same virtio NICs.
+if [ "$role" = server ]; then
+	/usr/bin/python3 "$SROCE_TOP/scripts/lab/tcp_stream.py" server
+else
+	echo "wire tcp link_bw $(/usr/bin/python3 "$SROCE_TOP/scripts/lab/tcp_stream.py" client 192.0.2.10 64)"
+fi
 
 for dev in rxe0 sroce0; do
 	if [ $dev = rxe0 ]; then

@@ -25,6 +25,7 @@
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -32,7 +33,10 @@
 #include <sroce/psn.h>
 #include "sroce_engine.h"
 
-#define SROCE_WORKER_SPIN_NS 50000
+static unsigned int worker_spin_us = 50;
+module_param(worker_spin_us, uint, 0644);
+MODULE_PARM_DESC(worker_spin_us,
+		 "How long an idle engine worker polls before it sleeps (us)");
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
 
@@ -980,7 +984,8 @@ static int sroce_worker_fn(void *arg)
 			cond_resched();
 			continue;
 		}
-		if (ktime_get_ns() - idle_since < SROCE_WORKER_SPIN_NS) {
+		if (ktime_get_ns() - idle_since <
+		    (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
 		}
