@@ -77,3 +77,78 @@ engine_counters() {
 		grep -v ' 0$' /sys/kernel/debug/sroce/engine | sed 's/^/# /'
 	return 0
 }
+
+lab_check() {	# lab_check DESCRIPTION CMD...
+	local what=$1
+	shift
+	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fi
+}
+
+objects_gone() {	# no driver object but devices left
+	[ "$(awk '$1 != "devices" { s += $2 } END { print s + 0 }' \
+		/sys/kernel/debug/sroce/objects)" = 0 ]
+}
+
+wait_gone() {	# wait_gone SECONDS: until objects_gone
+	local i
+	for i in $(seq 1 $(($1 * 10))); do
+		objects_gone && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Teardown under wire traffic, server side: ib_write_bw serves the peer's
+# client, and a few seconds in the process is killed, the device deleted
+# or the module removed. No hang, no leak; the device comes back.
+teardown_server() {
+	local how srv
+	for how in kill link rmmod; do
+		timeout 60 ib_write_bw -d "$D" -x "$GID4" -F -D 15 -q 2 \
+			> /dev/null 2>&1 &
+		srv=$!
+		sleep 8
+		case $how in
+		kill) pkill -9 -x ib_write_bw ;;
+		link) lab_check "wire teardown: rdma link delete under traffic" \
+			timeout 30 rdma link delete "$D" ;;
+		rmmod) lab_check "wire teardown: rmmod under traffic" \
+			timeout 30 rmmod sroce ;;
+		esac
+		wait $srv
+		case $how in
+		kill) lab_check "wire teardown: no objects left after kill -9" \
+			wait_gone 10 ;;
+		link) lab_check "wire teardown: no objects left after link delete" \
+			wait_gone 10 ;;
+		rmmod) lab_check "wire teardown: module gone" \
+			test ! -d /sys/module/sroce ;;
+		esac
+		modprobe sroce
+		[ -e "/sys/class/infiniband/$D" ] ||
+			rdma link add "$D" type sroce netdev "$IF"
+		sleep 1
+	done
+}
+
+# The client side: three runs against teardown_server, each connecting
+# as soon as the server is up and ending when the peer is gone.
+teardown_client() {
+	local round out i rc
+	for round in 1 2 3; do
+		for i in $(seq 1 300); do
+			out=$(timeout 60 ib_write_bw -d "$D" -x "$GID4" -F -D 15 \
+				-q 2 "$PEER4" 2>&1)
+			rc=$?
+			grep -q "Couldn't connect\|Unable to init the socket" \
+				<<<"$out" || break
+			sleep 0.2
+		done
+		lab_check "wire teardown round $round: the client connected" \
+			grep -q "RDMA_Write BW Test" <<<"$out"
+		lab_check "wire teardown round $round: the client ended (status $rc)" \
+			test "$rc" -ne 124
+		lab_check "wire teardown round $round: client objects released" \
+			wait_gone 10
+	done
+}

@@ -4,6 +4,7 @@
 # directions,
 # - sroce against sroce: IPv4 and IPv6 at path MTU 1024, then under
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
+#   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024.
 # Prints the checks of both VMs and "wire: N passed, N failed".
 set -uo pipefail
@@ -57,12 +58,14 @@ serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
-netem_off")" "$(guest 11 10 sroce 1500 "
+netem_off
+teardown_server")" "$(guest 11 10 sroce 1500 "
 drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
-netem_off")"
+netem_off
+teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
 pair sroce-rxe "$(guest 10 11 sroce 9000 "
