@@ -48,35 +48,7 @@ struct pair {
 static struct dev devs[2];
 static int gid_index;
 static size_t max_size = 8 << 20;
-static uint64_t rng_state;
 static int max_inline;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static size_t rnd_size(void)
-{
-	switch (rnd() % 8) {
-	case 0:
-		return 1 + rnd() % 16;
-	case 1:
-	case 2:
-		return 1 + rnd() % 512;
-	case 3:
-	case 4:
-		return 1 + rnd() % 8192;
-	case 5:
-	case 6:
-		return 1 + rnd() % (256 * 1024);
-	default:
-		return 1 + rnd() % max_size;
-	}
-}
 
 static void setup_side(struct side *s, struct dev *d)
 {
@@ -121,41 +93,6 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t my_psn,
 	if (tl_connect_rc(qp, &conn))
 		tl_die("connecting a QP");
 }
-
-/* Waits for one completion on cq; 0 on timeout. */
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 20)
-			return 0;
-	}
-}
-
-/* Splits [addr, addr + len) into 1..MAX_SGE SGEs (some possibly empty). */
-static int split(struct ibv_sge *sge, uint64_t addr, size_t len, uint32_t lkey)
-{
-	int n = 1 + rnd() % MAX_SGE, i;
-	size_t left = len, part;
-
-	for (i = 0; i < n; i++) {
-		part = i == n - 1 ? left : (left ? rnd() % (left + 1) : 0);
-		sge[i].addr = addr;
-		sge[i].length = part;
-		sge[i].lkey = lkey;
-		addr += part;
-		left -= part;
-	}
-	return n;
-}
-
 static int fail(const char *what, int iter, const char *op, size_t len)
 {
 	printf("# pair failed at iteration %d: %s (%s, %zu bytes)\n", iter, what,
@@ -167,14 +104,14 @@ static int one_op(struct pair *p, int iter)
 {
 	static const char *names[] = { "SEND", "SEND_IMM", "WRITE", "WRITE_IMM",
 				       "READ", "CMP_SWP", "FETCH_ADD" };
-	int op = rnd() % 7;
-	size_t len = (op >= 5) ? 8 : rnd_size();
-	size_t soff = rnd() % SLACK, doff = rnd() % SLACK;
+	int op = tl_rnd() % 7;
+	size_t len = (op >= 5) ? 8 : tl_rnd_size(max_size);
+	size_t soff = tl_rnd() % SLACK, doff = tl_rnd() % SLACK;
 	struct ibv_sge ssge[MAX_SGE], rsge[MAX_SGE];
 	struct ibv_send_wr wr = {}, *bad;
 	struct ibv_recv_wr rwr = {}, *rbad;
 	struct ibv_wc wc;
-	uint32_t imm = (uint32_t)rnd();
+	uint32_t imm = (uint32_t)tl_rnd();
 	bool recv = op <= 1 || op == 3;
 	bool is_inline = false;
 	uint8_t *src, *dst;
@@ -189,13 +126,13 @@ static int one_op(struct pair *p, int iter)
 	src = (op == 4 ? p->b.buf : p->a.buf) + soff;
 	dst = (op == 4 ? p->a.buf : p->b.buf) + doff;
 	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)rnd();
+		src[i] = (uint8_t)tl_rnd();
 	memset(dst, 0xee, len);
 
 	if (recv) {
 		rwr.wr_id = 0xb000 + iter;
 		rwr.sg_list = rsge;
-		rwr.num_sge = split(rsge, (uintptr_t)dst, len + rnd() % 64,
+		rwr.num_sge = tl_split(rsge, MAX_SGE, (uintptr_t)dst, len + tl_rnd() % 64,
 				    p->b.mr->lkey);
 		if (op == 3)
 			rwr.num_sge = 0;
@@ -243,10 +180,10 @@ static int one_op(struct pair *p, int iter)
 		/* The target lives in b; the original value comes back to a. */
 		uint64_t *target = (uint64_t *)(p->b.buf + SLACK + doff);
 
-		orig = rnd();
+		orig = tl_rnd();
 		*target = orig;
-		cmp = (rnd() & 1) ? orig : orig ^ 1;
-		swp = rnd();
+		cmp = (tl_rnd() & 1) ? orig : orig ^ 1;
+		swp = tl_rnd();
 		wr.wr.atomic.remote_addr = (uintptr_t)target;
 		wr.wr.atomic.rkey = p->b.mr->rkey;
 		wr.wr.atomic.compare_add = op == 5 ? cmp : swp;
@@ -257,17 +194,17 @@ static int one_op(struct pair *p, int iter)
 		wr.num_sge = 1;
 		memset(p->a.buf + soff, 0xee, 8);
 	} else if (op == 4) {
-		wr.num_sge = split(ssge, (uintptr_t)dst, len, p->a.mr->lkey);
+		wr.num_sge = tl_split(ssge, MAX_SGE, (uintptr_t)dst, len, p->a.mr->lkey);
 	} else {
-		is_inline = len <= (size_t)max_inline && (rnd() & 1);
-		wr.num_sge = split(ssge, (uintptr_t)src, len, p->a.mr->lkey);
+		is_inline = len <= (size_t)max_inline && (tl_rnd() & 1);
+		wr.num_sge = tl_split(ssge, MAX_SGE, (uintptr_t)src, len, p->a.mr->lkey);
 		if (is_inline)
 			wr.send_flags |= IBV_SEND_INLINE;
 	}
 	if (ibv_post_send(p->a.qp, &wr, &bad))
 		return fail("post_send", iter, names[op], len);
 
-	if (!wait_wc(p->a.cq, &wc))
+	if (!tl_wait_wc(p->a.cq, &wc, 20))
 		return fail("no send completion", iter, names[op], len);
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr.wr_id)
 		return fail(ibv_wc_status_str(wc.status), iter, names[op], len);
@@ -275,7 +212,7 @@ static int one_op(struct pair *p, int iter)
 		return fail("requester byte_len", iter, names[op], len);
 
 	if (recv) {
-		if (!wait_wc(p->b.cq, &wc))
+		if (!tl_wait_wc(p->b.cq, &wc, 20))
 			return fail("no receive completion", iter, names[op], len);
 		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != rwr.wr_id)
 			return fail(ibv_wc_status_str(wc.status), iter,
@@ -342,7 +279,7 @@ int main(int argc, char **argv)
 	}
 	npairs = atoi(argv[3]);
 	iters = atoi(argv[4]);
-	rng_state = strtoull(argv[5], NULL, 0) | 1;
+	*tl_rng() = strtoull(argv[5], NULL, 0) | 1;
 	if (argc > 6)
 		max_size = strtoull(argv[6], NULL, 0);
 
@@ -350,8 +287,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < npairs; i++) {
 		setup_side(&pairs[i].a, &devs[0]);
 		setup_side(&pairs[i].b, &devs[1]);
-		pairs[i].psn_a = rnd() & 0xffffff;
-		pairs[i].psn_b = rnd() & 0xffffff;
+		pairs[i].psn_a = tl_rnd() & 0xffffff;
+		pairs[i].psn_b = tl_rnd() & 0xffffff;
 		connect_qp(pairs[i].a.qp, pairs[i].b.qp->qp_num,
 			   pairs[i].psn_a, pairs[i].psn_b, &devs[1].gid);
 		connect_qp(pairs[i].b.qp, pairs[i].a.qp->qp_num,

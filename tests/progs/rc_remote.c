@@ -73,16 +73,7 @@ static union ibv_gid my_gid;
 static int gid_index, sock_fd;
 static size_t max_size;
 static enum ibv_mtu path_mtu;
-static uint64_t rng_state;
 static int max_inline;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* The bytes both ends agree on for a seed. */
 static void pattern(uint8_t *p, size_t len, uint64_t seed)
@@ -176,7 +167,7 @@ static void setup_side(struct side *s)
 	if (!s->qp)
 		tl_die("ibv_create_qp");
 	max_inline = init.cap.max_inline_data;
-	s->psn = rnd() & 0xffffff;
+	s->psn = tl_rnd() & 0xffffff;
 }
 
 /* Exchanges QP numbers, PSNs, buffers and GIDs, then connects. */
@@ -209,41 +200,6 @@ static void exchange_and_connect(struct side *s, uint32_t pair,
 	if (tl_connect_rc_mtu(s->qp, &conn, path_mtu))
 		tl_die("connecting a QP");
 }
-
-/* Waits for one completion on cq; false on timeout. */
-static bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > WC_WAIT_S)
-			return false;
-	}
-}
-
-/* Splits [addr, addr + len) into 1..MAX_SGE SGEs (some possibly empty). */
-static int split(struct ibv_sge *sge, uint64_t addr, size_t len, uint32_t lkey)
-{
-	int n = 1 + rnd() % MAX_SGE, i;
-	size_t left = len, part;
-
-	for (i = 0; i < n; i++) {
-		part = i == n - 1 ? left : (left ? rnd() % (left + 1) : 0);
-		sge[i].addr = addr;
-		sge[i].length = part;
-		sge[i].lkey = lkey;
-		addr += part;
-		left -= part;
-	}
-	return n;
-}
-
 /* Server ------------------------------------------------------------------ */
 
 static int serve(void)
@@ -310,7 +266,7 @@ static int serve(void)
 			memset(&rwr, 0, sizeof(rwr));
 			rwr.wr_id = m.a;
 			rwr.sg_list = sge;
-			rwr.num_sge = m.b ? split(sge, (uintptr_t)s->buf + m.a,
+			rwr.num_sge = m.b ? tl_split(sge, MAX_SGE, (uintptr_t)s->buf + m.a,
 						  m.b, s->mr->lkey) : 0;
 			v = !ibv_post_recv(s->qp, &rwr, &rbad);
 			break;
@@ -331,7 +287,7 @@ static int serve(void)
 			break;
 		case M_WAITRECV:
 			memset(&wc, 0, sizeof(wc));
-			if (wait_wc(s->cq, &wc)) {
+			if (tl_wait_wc(s->cq, &wc, WC_WAIT_S)) {
 				send_msg(M_REPLY, m.pair,
 					 wc.status | wc.opcode << 8 |
 					 (uint64_t)wc.wc_flags << 16 |
@@ -378,7 +334,7 @@ static const char *send_done(struct pair *p, uint64_t wr_id, size_t byte_len,
 	static char why[96];
 	struct ibv_wc wc;
 
-	if (!wait_wc(p->s.cq, &wc))
+	if (!tl_wait_wc(p->s.cq, &wc, WC_WAIT_S))
 		return "no send completion";
 	if (wc.status != IBV_WC_SUCCESS) {
 		snprintf(why, sizeof(why), "send completion: %s",
@@ -400,20 +356,20 @@ static int burst(struct pair *p, uint32_t pi, int iter)
 	uint64_t seed[BURST];
 	const char *why;
 	size_t rlen;
-	int n = 1 + rnd() % BURST, i;
+	int n = 1 + tl_rnd() % BURST, i;
 
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
-		len[i] = 1 + rnd() % region;
+		len[i] = 1 + tl_rnd() % region;
 		off[i] = (size_t)i * region;
-		seed[i] = rnd();
+		seed[i] = tl_rnd();
 		pattern(p->s.buf + off[i], len[i], seed[i]);
 		call(M_POISON, pi, off[i], len[i], 0);
 		wr[i].wr_id = 0xc000 + i;
 		wr[i].opcode = IBV_WR_RDMA_WRITE;
 		wr[i].send_flags = IBV_SEND_SIGNALED;
 		wr[i].sg_list = sge[i];
-		wr[i].num_sge = split(sge[i], (uintptr_t)p->s.buf + off[i],
+		wr[i].num_sge = tl_split(sge[i], MAX_SGE, (uintptr_t)p->s.buf + off[i],
 				      len[i], p->s.mr->lkey);
 		wr[i].wr.rdma.remote_addr = p->raddr + off[i];
 		wr[i].wr.rdma.rkey = p->rkey;
@@ -426,8 +382,9 @@ static int burst(struct pair *p, uint32_t pi, int iter)
 	wr[n].opcode = IBV_WR_RDMA_READ;
 	wr[n].send_flags = IBV_SEND_SIGNALED;
 	wr[n].sg_list = sge[n];
-	wr[n].num_sge = split(sge[n], (uintptr_t)p->s.buf + max_size + SLACK,
-			      rlen, p->s.mr->lkey);
+	wr[n].num_sge = tl_split(sge[n], MAX_SGE,
+				 (uintptr_t)p->s.buf + max_size + SLACK,
+				 rlen, p->s.mr->lkey);
 	wr[n].wr.rdma.remote_addr = p->raddr + off[0];
 	wr[n].wr.rdma.rkey = p->rkey;
 	if (ibv_post_send(p->s.qp, wr, &bad))
@@ -445,34 +402,15 @@ static int burst(struct pair *p, uint32_t pi, int iter)
 	return 0;
 }
 
-static size_t rnd_size(void)
-{
-	switch (rnd() % 8) {
-	case 0:
-		return 1 + rnd() % 16;
-	case 1:
-	case 2:
-		return 1 + rnd() % 512;
-	case 3:
-	case 4:
-		return 1 + rnd() % 8192;
-	case 5:
-	case 6:
-		return 1 + rnd() % (256 * 1024);
-	default:
-		return 1 + rnd() % max_size;
-	}
-}
-
 static int one_op(struct pair *p, uint32_t pi, int iter)
 {
-	int op = rnd() % 8;
-	size_t len = (op == 5 || op == 6) ? 8 : rnd_size();
-	size_t soff = rnd() % SLACK, doff = rnd() % SLACK;
+	int op = tl_rnd() % 8;
+	size_t len = (op == 5 || op == 6) ? 8 : tl_rnd_size(max_size);
+	size_t soff = tl_rnd() % SLACK, doff = tl_rnd() % SLACK;
 	struct ibv_sge sge[MAX_SGE];
 	struct ibv_send_wr wr = {}, *bad;
-	uint32_t imm = (uint32_t)rnd();
-	uint64_t seed = rnd(), orig = 0, cmp = 0, swp = 0, val, w;
+	uint32_t imm = (uint32_t)tl_rnd();
+	uint64_t seed = tl_rnd(), orig = 0, cmp = 0, swp = 0, val, w;
 	bool recv = op <= 1 || op == 3;
 	const char *why;
 	struct msg m;
@@ -491,11 +429,11 @@ static int one_op(struct pair *p, uint32_t pi, int iter)
 		pattern(p->s.buf + soff, len, seed);
 		call(M_POISON, pi, doff, len, 0);
 		if (recv && !call(M_RECV, pi, op == 3 ? 0 : doff,
-				  op == 3 ? 0 : len + rnd() % 64, 0).a)
+				  op == 3 ? 0 : len + tl_rnd() % 64, 0).a)
 			return fail("remote post_recv", iter, op, len);
-		wr.num_sge = split(sge, (uintptr_t)p->s.buf + soff, len,
+		wr.num_sge = tl_split(sge, MAX_SGE, (uintptr_t)p->s.buf + soff, len,
 				   p->s.mr->lkey);
-		if (len <= (size_t)max_inline && (rnd() & 1))
+		if (len <= (size_t)max_inline && (tl_rnd() & 1))
 			wr.send_flags |= IBV_SEND_INLINE;
 		wr.opcode = (enum ibv_wr_opcode[]){ IBV_WR_SEND,
 			IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
@@ -507,14 +445,14 @@ static int one_op(struct pair *p, uint32_t pi, int iter)
 		call(M_FILL, pi, soff, len, seed);
 		memset(p->s.buf + doff, 0xee, len);
 		wr.opcode = IBV_WR_RDMA_READ;
-		wr.num_sge = split(sge, (uintptr_t)p->s.buf + doff, len,
+		wr.num_sge = tl_split(sge, MAX_SGE, (uintptr_t)p->s.buf + doff, len,
 				   p->s.mr->lkey);
 		wr.wr.rdma.remote_addr = p->raddr + soff;
 		wr.wr.rdma.rkey = p->rkey;
 	} else {
-		orig = rnd();
-		cmp = (rnd() & 1) ? orig : orig ^ 1;
-		swp = rnd();
+		orig = tl_rnd();
+		cmp = (tl_rnd() & 1) ? orig : orig ^ 1;
+		swp = tl_rnd();
 		call(M_SET64, pi, SLACK + doff, orig, 0);
 		memset(p->s.buf + soff, 0xee, 8);
 		wr.opcode = op == 5 ? IBV_WR_ATOMIC_CMP_AND_SWP :
@@ -592,7 +530,7 @@ static void dead_peer(struct pair *p)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ibv_post_send(p->s.qp, &wr, &bad))
 		tl_die("post_send");
-	got = wait_wc(p->s.cq, &wc);
+	got = tl_wait_wc(p->s.cq, &wc, WC_WAIT_S);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	secs = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
 	tl_check(got && wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 0xdead,
@@ -643,7 +581,7 @@ int main(int argc, char **argv)
 	gid_index = atoi(argv[2]);
 	npairs = atoi(argv[3]);
 	iters = atoi(argv[4]);
-	rng_state = strtoull(argv[5], NULL, 0) | 1;
+	*tl_rng() = strtoull(argv[5], NULL, 0) | 1;
 	max_size = strtoull(argv[6], NULL, 0);
 	mtu = atoi(argv[7]);
 	path_mtu = mtu == 4096 ? IBV_MTU_4096 : mtu == 2048 ? IBV_MTU_2048 :
@@ -652,7 +590,7 @@ int main(int argc, char **argv)
 	if (!pd || ibv_query_gid(ctx, 1, gid_index, &my_gid))
 		tl_die("device setup");
 	if (argc == 8) {
-		rng_state ^= 0x5eed;	/* the server's own PSNs and splits */
+		*tl_rng() ^= 0x5eed;	/* the server's own PSNs and splits */
 		return serve();
 	}
 	if (!path_mtu) {

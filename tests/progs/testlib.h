@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 static int tl_failures;
@@ -130,5 +131,78 @@ static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 #define TL_REMOTE_ALL                                                      \
 	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                 \
 	 IBV_ACCESS_REMOTE_ATOMIC)
+
+/* A xorshift generator; each test seeds it from its command line. */
+static inline uint64_t *tl_rng(void)
+{
+	static uint64_t state = 1;
+
+	return &state;
+}
+
+static inline uint64_t tl_rnd(void)
+{
+	uint64_t *s = tl_rng();
+
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A message size from 1 to max bytes, most of them small. */
+static inline size_t tl_rnd_size(size_t max)
+{
+	switch (tl_rnd() % 8) {
+	case 0:
+		return 1 + tl_rnd() % 16;
+	case 1:
+	case 2:
+		return 1 + tl_rnd() % 512;
+	case 3:
+	case 4:
+		return 1 + tl_rnd() % 8192;
+	case 5:
+	case 6:
+		return 1 + tl_rnd() % (256 * 1024);
+	default:
+		return 1 + tl_rnd() % max;
+	}
+}
+
+/* Splits [addr, addr + len) into 1..max_sge SGEs (some possibly empty). */
+static inline int tl_split(struct ibv_sge *sge, int max_sge, uint64_t addr,
+			   size_t len, uint32_t lkey)
+{
+	int n = 1 + tl_rnd() % max_sge, i;
+	size_t left = len, part;
+
+	for (i = 0; i < n; i++) {
+		part = i == n - 1 ? left : (left ? tl_rnd() % (left + 1) : 0);
+		sge[i].addr = addr;
+		sge[i].length = part;
+		sge[i].lkey = lkey;
+		addr += part;
+		left -= part;
+	}
+	return n;
+}
+
+/* Waits up to secs for one completion on cq; 0 on timeout. */
+static inline int tl_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int secs)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n > 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > secs)
+			return 0;
+	}
+}
 
 #endif /* SROCE_TESTLIB_H */

@@ -660,31 +660,41 @@ static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	return sroce_rdma_copy(qp, msg, IB_ACCESS_REMOTE_READ);
 }
 
-/* One lock orders every atomic of the host, as a NIC orders its own. */
-u64 sroce_atomic_apply(u64 *p, u8 wqe_opcode, u64 swap_add, u64 compare)
+/*
+ * Applies an atomic to the responder's 8 bytes at (rkey, va), which the
+ * caller checked are aligned; false if the rkey does not grant it. One
+ * lock orders every atomic of the host, as a NIC orders its own.
+ */
+bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			 u64 swap_add, u64 compare, u64 *orig)
 {
-	u64 orig;
+	struct sroce_mr *mr;
+	u64 *p;
+	u32 chunk;
 
+	mr = sroce_rkey_mr(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR_OR_NULL(mr))
+		return false;
+	p = sroce_mr_map(mr, va, &chunk);
 	spin_lock(&sroce_atomic_lock);
-	orig = READ_ONCE(*p);
+	*orig = READ_ONCE(*p);
 	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
-		if (orig == compare)
+		if (*orig == compare)
 			WRITE_ONCE(*p, swap_add);
 	} else {
-		WRITE_ONCE(*p, orig + swap_add);
+		WRITE_ONCE(*p, *orig + swap_add);
 	}
 	spin_unlock(&sroce_atomic_lock);
-	return orig;
+	sroce_mr_unmap(mr, p);
+	sroce_mr_put(mr);
+	return true;
 }
 
 static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			    bool duplicate)
 {
 	struct sroce_seg orig_seg = { .len = sizeof(u64) };
-	struct sroce_mr *mr;
-	void *page;
 	u64 orig;
-	u32 chunk;
 
 	if (msg->raddr & 7)
 		return SROCE_LMSG_NAK_INVALID;
@@ -693,15 +703,9 @@ static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			return SROCE_LMSG_ACK;	/* older than we remember */
 		orig = qp->last_atomic_orig;
 	} else {
-		mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, sizeof(u64),
-				   IB_ACCESS_REMOTE_ATOMIC);
-		if (IS_ERR_OR_NULL(mr))
+		if (!sroce_remote_atomic(qp, msg->rkey, msg->raddr, msg->opcode,
+					 msg->swap_add, msg->compare, &orig))
 			return SROCE_LMSG_NAK_ACCESS;
-		page = sroce_mr_map(mr, msg->raddr, &chunk);
-		orig = sroce_atomic_apply(page, msg->opcode, msg->swap_add,
-					  msg->compare);
-		sroce_mr_unmap(mr, page);
-		sroce_mr_put(mr);
 		qp->last_atomic_psn = msg->psn;
 		qp->last_atomic_orig = orig;
 	}
@@ -880,27 +884,20 @@ static int sroce_qp_process(struct sroce_qp *qp)
 	int done;
 
 	done = sroce_receive_context(qp);
-	if (qp->wire) {
+	if (qp->wire)
 		done += sroce_rc_receive_context(qp, &budget);
-		switch (READ_ONCE(qp->state)) {
-		case IB_QPS_RTS:
-			sroce_rc_send_context(qp, &budget);
-			fallthrough;
-		case IB_QPS_RTR:
-		case IB_QPS_SQD:
-			sroce_rc_respond(qp, &budget);
-			break;
-		case IB_QPS_ERR:
-			sroce_flush(qp);
-			break;
-		default:
-			break;
-		}
-		return done + SROCE_QP_BUDGET - budget;
-	}
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
-		sroce_send_context(qp, &budget);
+		if (qp->wire)
+			sroce_rc_send_context(qp, &budget);
+		else
+			sroce_send_context(qp, &budget);
+		fallthrough;
+	case IB_QPS_RTR:
+	case IB_QPS_SQD:
+		/* On the shortcut, answers go out as requests are handled. */
+		if (qp->wire)
+			sroce_rc_respond(qp, &budget);
 		break;
 	case IB_QPS_ERR:
 		sroce_flush(qp);

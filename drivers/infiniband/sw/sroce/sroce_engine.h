@@ -40,8 +40,8 @@ bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 			unsigned int num, int access, struct sroce_seg *segs);
 struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 			       int access);
-/* Applies an atomic to *p (8-byte aligned) and returns the old value. */
-u64 sroce_atomic_apply(u64 *p, u8 wqe_opcode, u64 swap_add, u64 compare);
+bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			 u64 swap_add, u64 compare, u64 *orig);
 
 /* Send and receive queues ------------------------------------------------ */
 

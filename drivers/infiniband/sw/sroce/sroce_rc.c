@@ -726,26 +726,18 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 						  const struct sroce_pkt *pkt)
 {
 	struct sroce_rd_resp *e;
-	struct sroce_mr *mr;
-	void *page;
-	u32 chunk;
 	u64 orig;
 
 	if (pkt->atm_va & 7)
 		return SROCE_RC_NAK_INVALID;
 	if (sroce_rc_rd_full(qp))
 		return SROCE_RC_DROP;
-	mr = sroce_rkey_mr(qp, pkt->atm_rkey, pkt->atm_va, sizeof(u64),
-			   IB_ACCESS_REMOTE_ATOMIC);
-	if (IS_ERR_OR_NULL(mr))
+	if (!sroce_remote_atomic(qp, pkt->atm_rkey, pkt->atm_va,
+				 pkt->opcode == SROCE_OP_CMP_SWAP ?
+				 SROCE_WQE_ATOMIC_CMP_SWP :
+				 SROCE_WQE_ATOMIC_FETCH_ADD,
+				 pkt->atm_swap_add, pkt->atm_compare, &orig))
 		return SROCE_RC_NAK_ACCESS;
-	page = sroce_mr_map(mr, pkt->atm_va, &chunk);
-	orig = sroce_atomic_apply(page, pkt->opcode == SROCE_OP_CMP_SWAP ?
-				  SROCE_WQE_ATOMIC_CMP_SWP :
-				  SROCE_WQE_ATOMIC_FETCH_ADD,
-				  pkt->atm_swap_add, pkt->atm_compare);
-	sroce_mr_unmap(mr, page);
-	sroce_mr_put(mr);
 	e = sroce_rc_rd_push(qp);
 	e->opcode = pkt->opcode;
 	e->psn = pkt->psn;
