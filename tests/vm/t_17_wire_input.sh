@@ -22,4 +22,16 @@ check "200 packets with one bit flipped: counted as ICRC failures" \
 
 rdma link delete sroce0
 check "device gone" dev_absent sroce0
+
+# rdma_rxe holds UDP 4791 from the moment it loads: no sroce device then.
+modprobe rdma_rxe
+check "rdma link add fails while rdma_rxe holds port 4791" \
+	sh -c '! rdma link add sroce0 type sroce netdev v0 2> /tmp/eaddr.log'
+check "the error names the port" grep -qi "address already in use\|in use" /tmp/eaddr.log
+check "no device and no objects left behind" sh -c \
+	'[ ! -e /sys/class/infiniband/sroce0 ] && [ "$(awk "{ s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+rmmod rdma_rxe
+check "rdma link add works again once rdma_rxe is gone" \
+	rdma link add sroce0 type sroce netdev v0
+rdma link delete sroce0
 finish
