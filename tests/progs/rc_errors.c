@@ -181,6 +181,21 @@ static void remote_errors(void)
 	post(&a, IBV_WR_RDMA_WRITE, (uintptr_t)a.buf, 64, a.mr->lkey,
 	     (uintptr_t)b.buf, b.mr->rkey ^ 0x3300);
 	EXPECT_STATUS(a.cq, IBV_WC_REM_ACCESS_ERR, "WRITE with a bad rkey");
+	{
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qi;
+		int i, state = -1;
+
+		/* The responder stops too, as IBTA class C errors require. */
+		for (i = 0; i < 100 && state != IBV_QPS_ERR; i++) {
+			if (!ibv_query_qp(b.qp, &qa, IBV_QP_STATE, &qi))
+				state = qa.qp_state;
+			usleep(10000);
+		}
+		tl_check(state == IBV_QPS_ERR,
+			 "the responder is in the error state after the bad rkey (state %d)",
+			 state);
+	}
 	free_end(&a);
 	free_end(&b);
 

@@ -764,6 +764,9 @@ static void sroce_handle_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	}
 	if (class == SROCE_PSN_EXPECTED && result != SROCE_LMSG_RNR)
 		qp->rx_expected_psn = sroce_psn_add(qp->rx_expected_psn, 1);
+	/* A NAKed request stops the responder as well, as on the wire. */
+	if (result != SROCE_LMSG_ACK && result != SROCE_LMSG_RNR)
+		sroce_qp_error(qp);
 	sroce_respond(qp, msg, result);
 }
 
