@@ -176,7 +176,6 @@ struct sroce_worker {
 	unsigned int num_qps;
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
-	u64 wqes;		/* send WQEs started; under lock */
 };
 
 /* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
@@ -223,6 +222,7 @@ struct sroce_path {
 	u8 tos;
 	u8 hop_limit;
 	u32 flow_label;
+	__be16 sport;			/* UDP source port: flow entropy */
 	u32 mtu;			/* payload bytes per packet */
 	struct dst_cache dst;
 	bool dst_ready;
@@ -349,7 +349,7 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 /* Module-wide engine event counts (debugfs sroce/engine). */
 enum sroce_stat {
 	SROCE_STAT_KICKS,	/* system calls that woke the engine */
-	SROCE_STAT_WQES,	/* send WQEs started, of devices gone */
+	SROCE_STAT_WQES,	/* send WQEs started */
 	SROCE_STAT_SLEEPS,	/* times a worker went to sleep */
 	SROCE_STAT_TX_PKTS,	/* RoCEv2 packets sent */
 	SROCE_STAT_TX_ERRORS,	/* packets the IP layer refused */
@@ -451,7 +451,6 @@ void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
-u64 sroce_engine_wqes(struct sroce_dev *sdev);
 
 /* sroce_net.c */
 int sroce_net_open(struct sroce_dev *sdev);

@@ -97,9 +97,18 @@ static void sroce_lmsg_free(struct sroce_lmsg *msg)
 	kfree(msg);
 }
 
+/*
+ * The producer side of the sleep protocol, for every producer in the
+ * kernel (the socket, the shortcut, timers, kernel posters, modify_qp):
+ * what it published is visible before it reads the flag, so either the
+ * worker's re-check sees the work or this sees the flag and wakes it.
+ */
 void sroce_engine_kick(struct sroce_worker *w)
 {
-	wake_up_process(w->task);
+	smp_mb();	/* publish, then read the flag; pairs with the worker */
+	if (READ_ONCE(w->sdev->status->words[w->index]) &
+	    SROCE_WORKER_NEED_WAKEUP)
+		wake_up_process(w->task);
 }
 
 /* A pass that is running already sees what it delivers to its own QPs. */
@@ -478,7 +487,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		if (qp->sq_next == qp->sq_fetched) {
 			sw->status = sroce_fetch_send(qp, qp->sq_next);
 			qp->sq_fetched++;
-			qp->worker->wqes++;
+			sroce_stat_add(SROCE_STAT_WQES, 1);
 		}
 		/*
 		 * A WQE that failed validation is never sent: it completes
@@ -835,17 +844,6 @@ static int sroce_receive_context(struct sroce_qp *qp)
 			sroce_handle_response(qp, msg);
 		n++;
 	}
-	return n;
-}
-
-/* Approximate while workers run: each count is read without its lock. */
-u64 sroce_engine_wqes(struct sroce_dev *sdev)
-{
-	u64 n = 0;
-	unsigned int i;
-
-	for (i = 0; sdev->workers && i < sdev->num_workers; i++)
-		n += READ_ONCE(sdev->workers[i].wqes);
 	return n;
 }
 

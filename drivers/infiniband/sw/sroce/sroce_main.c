@@ -34,7 +34,8 @@ static DEFINE_MUTEX(sroce_devices_lock);
 static struct workqueue_struct *sroce_wq;
 static struct dentry *sroce_debugfs;
 static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
-static atomic64_t sroce_stats[SROCE_STAT_COUNT];
+/* Per CPU: counted on every packet, from any context, with no shared line. */
+static DEFINE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
 
 static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_KICKS] = "kicks",
@@ -57,24 +58,18 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 
 void sroce_stat_add(enum sroce_stat stat, u64 n)
 {
-	atomic64_add(n, &sroce_stats[stat]);
+	this_cpu_add(sroce_stats[stat], n);
 }
 
-/* WQEs are counted per worker (no shared cache line on the hot path). */
 static int sroce_engine_stats_show(struct seq_file *s, void *unused)
 {
-	struct sroce_dev *sdev;
+	int i, cpu;
 	u64 v;
-	int i;
 
 	for (i = 0; i < SROCE_STAT_COUNT; i++) {
-		v = atomic64_read(&sroce_stats[i]);
-		if (i == SROCE_STAT_WQES) {
-			mutex_lock(&sroce_devices_lock);
-			list_for_each_entry(sdev, &sroce_devices, list)
-				v += sroce_engine_wqes(sdev);
-			mutex_unlock(&sroce_devices_lock);
-		}
+		v = 0;
+		for_each_possible_cpu(cpu)
+			v += per_cpu(sroce_stats, cpu)[i];
 		seq_printf(s, "%s %llu\n", sroce_stat_names[i],
 			   (unsigned long long)v);
 	}
@@ -117,7 +112,6 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	mutex_lock(&sroce_devices_lock);
-	sroce_stat_add(SROCE_STAT_WQES, sroce_engine_wqes(sdev));
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 

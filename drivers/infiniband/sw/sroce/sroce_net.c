@@ -8,9 +8,9 @@
  * - every skb sroce sends is charged to its device (tx_inflight) until
  *   the stack frees it; a device closes its wire only after all of them
  *   are freed, so the destructor never runs on freed memory or code;
- * - a received packet is checked here, in softirq, for its headers, its
+ * - a received packet is checked here, in softirq, for its length, its
  *   ICRC and a wire QP on the receiving netdev; only then does it go to
- *   that QP's worker. Every drop has a counter.
+ *   that QP's worker, which parses the headers. Every drop has a counter.
  */
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
@@ -47,9 +47,12 @@ static bool sroce_net_dev_matches(struct sroce_qp *qp, struct net_device *ndev)
 	       (is_vlan_dev(ndev) && vlan_dev_real_dev(ndev) == ours);
 }
 
+/*
+ * Only what finding the QP needs happens here (length, ICRC, BTH
+ * destination); the QP's worker parses the rest, once.
+ */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct sroce_pkt pkt;
 	struct sroce_qp *qp;
 	unsigned int len;
 	u32 icrc;
@@ -64,8 +67,6 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	skb_pull(skb, sizeof(struct udphdr));
 	if (pskb_trim(skb, len - sizeof(struct udphdr)))
 		goto malformed;
-	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK)
-		goto malformed;
 
 	l3 = skb_network_header(skb);
 	if (!sroce_icrc_linear(l3, skb->data + skb->len - SROCE_ICRC_LEN - l3,
@@ -76,7 +77,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 
-	qp = sroce_qp_get(pkt.dest_qpn);
+	qp = sroce_qp_get(sroce_bth_dest_qpn(skb->data));
 	if (!qp || !READ_ONCE(qp->wire) || !sroce_net_dev_matches(qp, skb->dev)) {
 		if (qp)
 			sroce_qp_put(qp);
@@ -386,9 +387,7 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
-	uh->source = cpu_to_be16(rdma_get_udp_sport(path->flow_label,
-						    qp->ibqp.qp_num,
-						    qp->attr.dest_qp_num));
+	uh->source = path->sport;
 	uh->dest = htons(SROCE_ROCE_UDP_PORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;

@@ -356,8 +356,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
 	qp->attr_mask |= mask;
-	if (qp->wire)
+	if (qp->wire) {
+		u16 sport = rdma_get_udp_sport(qp->path.flow_label,
+					       ibqp->qp_num,
+					       qp->attr.dest_qp_num);
+
 		qp->path.mtu = sroce_qp_path_mtu(qp);
+		qp->path.sport = cpu_to_be16(sport);
+	}
 
 	if (new == IB_QPS_RESET) {
 		sroce_engine_reset_qp(qp);

@@ -459,7 +459,7 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 			if (sw->status == IB_WC_SUCCESS)
 				sw->status = sroce_rc_prepare(qp, sw);
 			qp->sq_fetched++;
-			qp->worker->wqes++;
+			sroce_stat_add(SROCE_STAT_WQES, 1);
 		}
 		if (sw->status != IB_WC_SUCCESS) {
 			/* Never sent: it fails once all before it are done. */
@@ -555,6 +555,17 @@ static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
 }
 
+/* Completes the receive WQE taken for a message, with status. */
+static void sroce_rc_finish_recv(struct sroce_qp *qp, u8 status, u8 opcode,
+				 u32 byte_len, const struct sroce_pkt *pkt)
+{
+	sroce_segs_put(qp->rx_segs, qp->rx_nseg);
+	qp->rx_nseg = 0;
+	qp->rx_have_wqe = false;
+	sroce_recv_done(qp);
+	sroce_rc_post_recv_cqe(qp, status, opcode, byte_len, pkt);
+}
+
 /* Takes the next receive WQE for a message; RNR if there is none. */
 static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 						const struct sroce_pkt *pkt)
@@ -567,26 +578,12 @@ static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 	status = sroce_take_recv(qp, qp->rx_segs, &qp->rx_nseg, &qp->rx_cap,
 				 &qp->rx_wr_id);
 	if (status != IB_WC_SUCCESS) {
-		sroce_segs_put(qp->rx_segs, qp->rx_nseg);
-		qp->rx_nseg = 0;
-		sroce_recv_done(qp);
-		sroce_rc_post_recv_cqe(qp, status, IB_WC_RECV, 0, pkt);
+		sroce_rc_finish_recv(qp, status, IB_WC_RECV, 0, pkt);
 		return status == IB_WC_LOC_LEN_ERR ? SROCE_RC_NAK_INVALID :
 						     SROCE_RC_NAK_OPERATION;
 	}
 	qp->rx_have_wqe = true;
 	return SROCE_RC_DONE;
-}
-
-/* Completes the receive WQE of a message. */
-static void sroce_rc_finish_recv(struct sroce_qp *qp, u8 opcode, u32 byte_len,
-				 const struct sroce_pkt *pkt)
-{
-	sroce_segs_put(qp->rx_segs, qp->rx_nseg);
-	qp->rx_nseg = 0;
-	qp->rx_have_wqe = false;
-	sroce_recv_done(qp);
-	sroce_rc_post_recv_cqe(qp, IB_WC_SUCCESS, opcode, byte_len, pkt);
 }
 
 static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
@@ -607,11 +604,7 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	if (!qp->rx_have_wqe)
 		return SROCE_RC_NAK_INVALID;
 	if (pkt->payload_len > qp->rx_cap - qp->rx_off) {
-		sroce_segs_put(qp->rx_segs, qp->rx_nseg);
-		qp->rx_nseg = 0;
-		qp->rx_have_wqe = false;
-		sroce_recv_done(qp);
-		sroce_rc_post_recv_cqe(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, pkt);
+		sroce_rc_finish_recv(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, pkt);
 		return SROCE_RC_NAK_INVALID;
 	}
 	if (pkt->payload_len) {
@@ -622,7 +615,8 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	}
 	qp->rx_off += pkt->payload_len;
 	if (flags & SROCE_HDR_LAST) {
-		sroce_rc_finish_recv(qp, IB_WC_RECV, qp->rx_off, pkt);
+		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV, qp->rx_off,
+				     pkt);
 		qp->msn = sroce_psn_add(qp->msn, 1);
 	}
 	return SROCE_RC_DONE;
@@ -678,7 +672,7 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 
 		if (v != SROCE_RC_DONE)
 			return v;
-		sroce_rc_finish_recv(qp, IB_WC_RECV_RDMA_WITH_IMM,
+		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
 				     qp->rx_write_len, pkt);
 	}
 	return SROCE_RC_DONE;

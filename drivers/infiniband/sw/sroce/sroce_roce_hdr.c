@@ -148,7 +148,7 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 	pkt->pkey = get_unaligned_be16(buf + 2);
 	pkt->fecn = buf[4] & 0x80;
 	pkt->becn = buf[4] & 0x40;
-	pkt->dest_qpn = get_unaligned_be32(buf + 4) & 0xffffff;
+	pkt->dest_qpn = sroce_bth_dest_qpn(buf);
 	pkt->ack_req = buf[8] & 0x80;
 	pkt->psn = get_unaligned_be32(buf + 8) & 0xffffff;
 
@@ -201,6 +201,11 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 		return SROCE_PKT_TOO_SHORT;
 	pkt->payload_len = rest - pkt->pad;
 	return SROCE_PKT_OK;
+}
+
+u32 sroce_bth_dest_qpn(const u8 *buf)
+{
+	return get_unaligned_be32(buf + 4) & 0xffffff;
 }
 
 size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
