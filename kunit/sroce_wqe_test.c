@@ -7,6 +7,7 @@
 #include <sroce/wqe.h>
 
 static const struct sroce_wqe_limits sroce_lim = {
+	.opcodes = SROCE_WQE_OPS_RC,
 	.max_sge = 4, .max_inline = 128, .slot_size = 256,
 };
 
@@ -169,7 +170,63 @@ static void sroce_ring_abi_test(struct kunit *test)
 			offsetof(struct sroce_alloc_ucontext_resp, status_mmap_offset),
 			24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_engine_status),
+			4 * SROCE_MAX_WORKERS + 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_engine_status, port_mtu),
 			4 * SROCE_MAX_WORKERS);
+	/* The UD address segment overlays raddr and atomic exactly. */
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_ud), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, ud), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, raddr), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, sge),
+			SROCE_SEND_WQE_BASE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ud, remote_qpn), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ud, sgid_index), 28);
+}
+
+/* Each QP type accepts only its own opcodes. */
+static void sroce_wqe_qp_type_test(struct kunit *test)
+{
+	struct sroce_wqe_limits ud = sroce_lim, uc = sroce_lim;
+	struct sroce_wqe_ctrl c = { .num_sge = 1 };
+	size_t extra;
+	int op;
+
+	ud.opcodes = SROCE_WQE_OPS_UD;
+	uc.opcodes = SROCE_WQE_OPS_UC;
+	for (op = 0; op < SROCE_WQE_OPCODE_COUNT; op++) {
+		c.opcode = op;
+		if (sroce_wqe_is_atomic(op))
+			c.num_sge = 1;
+		KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &ud, &extra),
+				op == SROCE_WQE_SEND || op == SROCE_WQE_SEND_IMM ?
+				SROCE_WQE_OK : SROCE_WQE_BAD_OPCODE);
+		KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &uc, &extra),
+				op == SROCE_WQE_RDMA_READ ||
+				sroce_wqe_is_atomic(op) ?
+				SROCE_WQE_BAD_OPCODE : SROCE_WQE_OK);
+		KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_OK);
+	}
+}
+
+static void sroce_wqe_ud_test(struct kunit *test)
+{
+	struct sroce_wqe_ud ud = { .remote_qpn = 0xffffff, .flow_label = 0xfffff };
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 1024, 1024), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 1025, 1024),
+			SROCE_WQE_BAD_LENGTH);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 0, 256), SROCE_WQE_OK);
+	ud.remote_qpn = 0x1000000;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 0, 256),
+			SROCE_WQE_BAD_RESERVED);
+	ud.remote_qpn = 1;
+	ud.flow_label = 0x100000;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 0, 256),
+			SROCE_WQE_BAD_RESERVED);
+	ud.flow_label = 0;
+	ud.reserved_f8 = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ud(&ud, 0, 256),
+			SROCE_WQE_BAD_RESERVED);
 }
 
 static struct kunit_case sroce_wqe_cases[] = {
@@ -179,6 +236,8 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(sroce_wqe_atomic_test),
 	KUNIT_CASE(sroce_wqe_recv_test),
 	KUNIT_CASE(sroce_ring_abi_test),
+	KUNIT_CASE(sroce_wqe_qp_type_test),
+	KUNIT_CASE(sroce_wqe_ud_test),
 	{}
 };
 

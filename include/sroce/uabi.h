@@ -13,9 +13,9 @@
 #include <rdma/sroce-abi.h>
 
 /* Every enum sroce_ucontext_cap bit this kernel knows. */
-#define SROCE_UCONTEXT_CAPS_KNOWN 0ULL
+#define SROCE_UCONTEXT_CAPS_KNOWN ((u64)SROCE_UCONTEXT_CAP_UD_UC)
 /* Caps this kernel offers to every provider. */
-#define SROCE_UCONTEXT_CAPS_OFFERED 0ULL
+#define SROCE_UCONTEXT_CAPS_OFFERED ((u64)SROCE_UCONTEXT_CAP_UD_UC)
 /* Caps a provider must understand to be given a context. */
 #define SROCE_UCONTEXT_CAPS_REQUIRED 0ULL
 

@@ -11,6 +11,7 @@
 #ifndef SROCE_WQE_H
 #define SROCE_WQE_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <rdma/sroce-abi.h>
 
@@ -18,8 +19,18 @@
 #define SROCE_SEND_WQE_BASE 64
 #define SROCE_RECV_WQE_BASE 16
 #define SROCE_MAX_MSG_SIZE 0x80000000U	/* 2^31 */
+#define SROCE_WQE_QPN_MASK 0xffffffU
+#define SROCE_WQE_FLOW_LABEL_MASK 0xfffffU
+
+/* Send opcodes each QP type accepts (bits of enum sroce_wqe_opcode). */
+#define SROCE_WQE_OPS_UD (BIT(SROCE_WQE_SEND) | BIT(SROCE_WQE_SEND_IMM))
+#define SROCE_WQE_OPS_UC                                                \
+	(SROCE_WQE_OPS_UD | BIT(SROCE_WQE_RDMA_WRITE) |                 \
+	 BIT(SROCE_WQE_RDMA_WRITE_IMM))
+#define SROCE_WQE_OPS_RC (BIT(SROCE_WQE_OPCODE_COUNT) - 1)
 
 struct sroce_wqe_limits {
+	u32 opcodes;		/* SROCE_WQE_OPS_* of the QP type */
 	u32 max_sge;
 	u32 max_inline;
 	u32 slot_size;		/* bytes a WQE may occupy */
@@ -46,6 +57,12 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 enum sroce_wqe_verdict sroce_wqe_check_sges(const struct sroce_wqe_ctrl *ctrl,
 					    const struct sroce_sge *sge,
 					    u32 *msg_len);
+/*
+ * Checks the address segment of a UD send whose message is msg_len bytes
+ * long against the port's path MTU.
+ */
+enum sroce_wqe_verdict sroce_wqe_check_ud(const struct sroce_wqe_ud *ud,
+					  u32 msg_len, u32 mtu);
 /* Checks a receive WQE header; *extra as for sroce_wqe_check_ctrl(). */
 enum sroce_wqe_verdict
 sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,

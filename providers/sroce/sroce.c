@@ -109,6 +109,41 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * Address handles never reach the kernel: a UD send carries its address in
+ * the WQE, so an AH is the address segment kept in userspace. RoCE needs a
+ * GRH; the kernel checks the GID index against its table on every send.
+ */
+static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	const struct ibv_global_route *grh = &attr->grh;
+	struct sroce_ah *ah;
+
+	if (!attr->is_global || attr->port_num != 1 ||
+	    grh->sgid_index >= SROCE_GID_TABLE_LEN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(ah->av.dgid, grh->dgid.raw, sizeof(ah->av.dgid));
+	ah->av.flow_label = grh->flow_label & SROCE_FLOW_LABEL_MASK;
+	ah->av.sgid_index = grh->sgid_index;
+	ah->av.traffic_class = grh->traffic_class;
+	ah->av.hop_limit = grh->hop_limit;
+	return &ah->ibv_ah;
+}
+
+static int sroce_destroy_ah(struct ibv_ah *ah)
+{
+	free(to_sah(ah));
+	return 0;
+}
+
 static void sroce_free_context(struct ibv_context *ibv_ctx)
 {
 	struct sroce_context *ctx = to_sctx(ibv_ctx);
@@ -121,12 +156,14 @@ static void sroce_free_context(struct ibv_context *ibv_ctx)
 
 static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.free_context = sroce_free_context,

@@ -18,7 +18,19 @@
 #define SROCE_PROVIDER_ABI SROCE_UVERBS_ABI_VERSION
 #endif
 /* Every enum sroce_ucontext_cap bit this provider understands. */
-#define SROCE_PROVIDER_CAPS 0ULL
+#define SROCE_PROVIDER_CAPS ((uint64_t)SROCE_UCONTEXT_CAP_UD_UC)
+
+/* The kernel's limits on what a UD address may hold. */
+#define SROCE_GID_TABLE_LEN 128		/* sgid_index: entries of port 1 */
+#define SROCE_QPN_MASK 0xffffffU	/* remote_qpn: 24 bits */
+#define SROCE_FLOW_LABEL_MASK 0xfffffU	/* flow_label: 20 bits */
+
+/* The send opcodes each QP type takes: bits of enum sroce_wqe_opcode. */
+#define SROCE_WQE_OPS_UD ((1U << SROCE_WQE_SEND) | (1U << SROCE_WQE_SEND_IMM))
+#define SROCE_WQE_OPS_UC                                                      \
+	(SROCE_WQE_OPS_UD | (1U << SROCE_WQE_RDMA_WRITE) |                    \
+	 (1U << SROCE_WQE_RDMA_WRITE_IMM))
+#define SROCE_WQE_OPS_RC ((1U << SROCE_WQE_OPCODE_COUNT) - 1)
 
 struct sroce_device {
 	struct verbs_device vdev;
@@ -59,12 +71,41 @@ struct sroce_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
+	/* From the QP type: the opcodes it takes, and whether it is UD. */
+	uint32_t wqe_ops;
+	bool ud;
 	const struct sroce_engine_status *status;
 	/* The ibv_wr_* API: the WQE being built, the first one of the batch. */
 	struct sroce_send_wqe *cur;
 	uint32_t batch_start;
 	int batch_err;
 };
+
+/*
+ * An address handle lives in userspace only: it holds the address segment
+ * of a UD send WQE, which posting copies (remote_qpn and remote_qkey are
+ * filled per work request).
+ */
+struct sroce_ah {
+	struct ibv_ah ibv_ah;
+	struct sroce_wqe_ud av;
+};
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct sroce_ah, ibv_ah);
+}
+
+/*
+ * The port's path MTU, the largest UD message; the kernel changes it
+ * whenever the netdev's MTU changes.
+ */
+static inline uint32_t sroce_port_mtu(const struct sroce_qp *qp)
+{
+	return atomic_load_explicit(
+		(_Atomic uint32_t *)&qp->status->port_mtu,
+		memory_order_relaxed);
+}
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *cq)
 {
@@ -93,6 +134,7 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
 bool sroce_engine_sleeps(struct sroce_qp *qp);
 void sroce_kick(struct sroce_qp *qp);
 int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
+		 enum ibv_qp_type qp_type,
 		 const struct sroce_create_qp_resp *drv,
 		 const struct ibv_qp_cap *cap);
 struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,

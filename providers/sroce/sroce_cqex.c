@@ -104,7 +104,8 @@ static unsigned int sroce_read_wc_flags(struct ibv_cq_ex *cqx)
 	uint8_t flags = cqx_to_scq(cqx)->cur->flags;
 
 	return ((flags & SROCE_CQE_WITH_IMM) ? IBV_WC_WITH_IMM : 0) |
-	       ((flags & SROCE_CQE_WITH_INV) ? IBV_WC_WITH_INV : 0);
+	       ((flags & SROCE_CQE_WITH_INV) ? IBV_WC_WITH_INV : 0) |
+	       ((flags & SROCE_CQE_WITH_GRH) ? IBV_WC_GRH : 0);
 }
 
 /* RoCE has no LIDs or SLs: these read as zero. */

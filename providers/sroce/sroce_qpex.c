@@ -10,6 +10,12 @@
 #include <string.h>
 #include "sroce.h"
 
+/* The ibv_wr_* operations each QP type offers (send_ops_flags). */
+#define SROCE_SEND_OPS_UD                                                     \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define SROCE_SEND_OPS_UC                                                     \
+	(SROCE_SEND_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                      \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define SROCE_SEND_OPS                                                        \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
@@ -21,7 +27,10 @@ static struct sroce_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
 	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
 }
 
-/* A new WQE at the ring's next slot; NULL (and a batch error) if full. */
+/*
+ * A new WQE at the ring's next slot; NULL (and a batch error) if full or
+ * if the QP's type does not take the opcode.
+ */
 static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode)
 {
 	struct sroce_qp *qp = qpx_to_sqp(qpx);
@@ -31,6 +40,10 @@ static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode
 	qp->cur = NULL;
 	if (qp->batch_err)
 		return NULL;
+	if (!(qp->wqe_ops & (1U << opcode))) {
+		qp->batch_err = EINVAL;
+		return NULL;
+	}
 	if (r->index - load_acquire(&r->hdr->consumer) >= (1U << r->log_slots)) {
 		qp->batch_err = ENOMEM;
 		return NULL;
@@ -118,10 +131,36 @@ static void sroce_wr_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
+static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+
+	if (!qp->cur)
+		return;
+	if (!qp->ud || !ah || remote_qpn > SROCE_QPN_MASK) {
+		qp->batch_err = EINVAL;
+		return;
+	}
+	qp->cur->ud = to_sah(ah)->av;
+	qp->cur->ud.remote_qpn = remote_qpn;
+	qp->cur->ud.remote_qkey = remote_qkey;
+}
+
+/*
+ * A UD message must fit the port's path MTU: the data setters check it,
+ * so that ibv_wr_complete() fails the batch.
+ */
+static bool sroce_wr_too_long(struct sroce_qp *qp, uint64_t len)
+{
+	return qp->ud && len > sroce_port_mtu(qp);
+}
+
 static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 				  const struct ibv_sge *sge)
 {
 	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	uint64_t len = 0;
 	size_t i;
 
 	if (!qp->cur)
@@ -129,6 +168,14 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 	if (num > qp->max_send_sge) {
 		qp->batch_err = EINVAL;
 		return;
+	}
+	if (qp->ud) {
+		for (i = 0; i < num; i++)
+			len += sge[i].length;
+		if (sroce_wr_too_long(qp, len)) {
+			qp->batch_err = EINVAL;
+			return;
+		}
 	}
 	qp->cur->ctrl.num_sge = num;
 	for (i = 0; i < num; i++) {
@@ -155,7 +202,8 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
 	if (!qp->cur)
 		return;
 	for (i = 0; i < num; i++) {
-		if (off + buf[i].length > qp->max_inline) {
+		if (off + buf[i].length > qp->max_inline ||
+		    sroce_wr_too_long(qp, off + buf[i].length)) {
 			qp->batch_err = EINVAL;
 			return;
 		}
@@ -226,6 +274,7 @@ static void sroce_qpex_init(struct sroce_qp *qp)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_fetch_add;
+	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;
@@ -241,9 +290,24 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 {
 	struct sroce_cmd_create_qp_resp resp = {};
 	struct ibv_create_qp cmd = {};
+	uint64_t send_ops;
 	struct sroce_qp *qp;
 	int ret;
 
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+		send_ops = SROCE_SEND_OPS;
+		break;
+	case IBV_QPT_UC:
+		send_ops = SROCE_SEND_OPS_UC;
+		break;
+	case IBV_QPT_UD:
+		send_ops = SROCE_SEND_OPS_UD;
+		break;
+	default:
+		send_ops = 0;
+		break;
+	}
 	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
 				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
@@ -251,8 +315,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->qp_type != IBV_QPT_RC ||
-	     (attr->send_ops_flags & ~SROCE_SEND_OPS))) {
+	    (!send_ops || (attr->send_ops_flags & ~send_ops))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -269,7 +332,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	ret = sroce_qp_map(qp, context, &resp.drv, &attr->cap);
+	ret = sroce_qp_map(qp, context, attr->qp_type, &resp.drv, &attr->cap);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
 		free(qp);

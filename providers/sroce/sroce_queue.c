@@ -167,6 +167,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 			wc[n].wc_flags |= IBV_WC_WITH_INV;
 			wc[n].invalidated_rkey = cqe->imm_data;
 		}
+		if (cqe->flags & SROCE_CQE_WITH_GRH)
+			wc[n].wc_flags |= IBV_WC_GRH;
 		r->index++;
 	}
 	if (n)
@@ -191,6 +193,7 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 /* Maps the rings the kernel answered with; errno value or 0. */
 int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
+		 enum ibv_qp_type qp_type,
 		 const struct sroce_create_qp_resp *drv,
 		 const struct ibv_qp_cap *cap)
 {
@@ -212,6 +215,21 @@ int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
 	qp->max_recv_sge = cap->max_recv_sge;
 	qp->max_inline = drv->max_inline_data;
 	qp->status = to_sctx(context)->status;
+	switch (qp_type) {
+	case IBV_QPT_RC:
+		qp->wqe_ops = SROCE_WQE_OPS_RC;
+		break;
+	case IBV_QPT_UC:
+		qp->wqe_ops = SROCE_WQE_OPS_UC;
+		break;
+	case IBV_QPT_UD:
+		qp->wqe_ops = SROCE_WQE_OPS_UD;
+		qp->ud = true;
+		break;
+	default:		/* no other type this provider can post to */
+		qp->wqe_ops = 0;
+		break;
+	}
 	return 0;
 }
 
@@ -234,7 +252,8 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ret;
 		return NULL;
 	}
-	ret = sroce_qp_map(qp, pd->context, &resp.drv, &attr->cap);
+	ret = sroce_qp_map(qp, pd->context, attr->qp_type, &resp.drv,
+			   &attr->cap);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
 		free(qp);
@@ -291,6 +310,25 @@ static const uint8_t sroce_wqe_opcode[] = {
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
 };
 
+/*
+ * What a UD send must pass before its WQE is written: an address handle, a
+ * 24-bit destination QPN and a message (gathered or inline) that fits the
+ * port's path MTU.
+ */
+static int sroce_check_ud_send(struct sroce_qp *qp, struct ibv_send_wr *wr)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (!wr->wr.ud.ah || wr->wr.ud.remote_qpn > SROCE_QPN_MASK)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > sroce_port_mtu(qp))
+		return EINVAL;
+	return 0;
+}
+
 static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 				struct sroce_send_wqe *wqe)
 {
@@ -298,7 +336,10 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 	int i;
 
 	if ((unsigned int)wr->opcode >= sizeof(sroce_wqe_opcode) ||
-	    (wr->opcode != IBV_WR_SEND && !sroce_wqe_opcode[wr->opcode]))
+	    (wr->opcode != IBV_WR_SEND && !sroce_wqe_opcode[wr->opcode]) ||
+	    !(qp->wqe_ops & (1U << sroce_wqe_opcode[wr->opcode])))
+		return EINVAL;
+	if (qp->ud && sroce_check_ud_send(qp, wr))
 		return EINVAL;
 
 	memset(wqe, 0, sizeof(*wqe));
@@ -314,6 +355,11 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->ctrl.imm_data = wr->imm_data;
 
+	if (qp->ud) {
+		wqe->ud = to_sah(wr->wr.ud.ah)->av;
+		wqe->ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->ud.remote_qkey = wr->wr.ud.remote_qkey;
+	}
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

@@ -27,8 +27,12 @@
  * provider that lacks a feature the kernel requires.
  */
 enum sroce_ucontext_cap {
-	/* No optional feature exists in this version of the ABI. */
-	SROCE_UCONTEXT_CAP_NONE = 0,
+	/*
+	 * UD and UC QPs: the provider writes UD send WQEs with an address
+	 * segment (struct sroce_wqe_ud) and understands SROCE_CQE_WITH_GRH.
+	 * Without it the kernel refuses to create UD and UC QPs.
+	 */
+	SROCE_UCONTEXT_CAP_UD_UC = 1 << 0,
 };
 
 struct sroce_alloc_ucontext_req {
@@ -106,6 +110,13 @@ struct sroce_queue_hdr {
 
 struct sroce_engine_status {
 	__u32 words[SROCE_MAX_WORKERS];
+	/*
+	 * The port's active path MTU in bytes: the largest UD message. The
+	 * kernel updates it when the netdev's MTU changes and checks every
+	 * WQE itself; a provider reads it to refuse a too long UD send early.
+	 */
+	__u32 port_mtu;
+	__u32 reserved_820;
 };
 
 /* Send work request opcodes (the value of sroce_wqe_ctrl.opcode). */
@@ -161,10 +172,32 @@ struct sroce_sge {
 	__u32 lkey;
 };
 
+/*
+ * The address vector of a UD send, in place of the raddr and atomic
+ * segments: what an address handle holds, plus the destination QP and
+ * Q_Key. A Q_Key with its most significant bit set means "the QP's own
+ * Q_Key" (the only way to send a privileged one).
+ */
+struct sroce_wqe_ud {
+	__u8 dgid[16];		/* destination GID, network order */
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u32 flow_label;	/* 20 bits */
+	__u8 sgid_index;	/* source GID table index of port 1 */
+	__u8 traffic_class;
+	__u8 hop_limit;
+	__u8 reserved_f8;
+};
+
 struct sroce_send_wqe {
 	struct sroce_wqe_ctrl ctrl;
-	struct sroce_wqe_raddr raddr;
-	struct sroce_wqe_atomic atomic;
+	union {
+		struct {		/* RC and UC */
+			struct sroce_wqe_raddr raddr;
+			struct sroce_wqe_atomic atomic;
+		};
+		struct sroce_wqe_ud ud;	/* UD */
+	};
 	struct sroce_sge sge[];		/* or inline data */
 };
 
@@ -183,6 +216,13 @@ enum sroce_cqe_flags {
 	SROCE_CQE_WITH_IMM = 1 << 0,
 	SROCE_CQE_WITH_INV = 1 << 1,
 	SROCE_CQE_SOLICITED = 1 << 2,
+	/*
+	 * UD receive: the buffer starts with the 40-byte GRH and byte_len
+	 * counts it. For IPv6 the GRH is the IPv6 header; for IPv4 it is 20
+	 * zero bytes and then the IPv4 header (SROCE_CQE_IPV4 set).
+	 */
+	SROCE_CQE_WITH_GRH = 1 << 3,
+	SROCE_CQE_IPV4 = 1 << 4,
 };
 
 /*

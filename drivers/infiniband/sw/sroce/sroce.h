@@ -43,9 +43,13 @@
 #define SROCE_MAX_MR 0x40000
 #define SROCE_MAX_MR_SIZE BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC 16
+#define SROCE_MAX_AH 0x10000
 /* Wire RC: unacknowledged packets a requester may have in flight. */
 #define SROCE_WIRE_WINDOW 256
 /* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
+#define SROCE_GSI_QPN 1
+/* Q_Keys with the MSB set are privileged (IB_QP1_QKEY is one). */
+#define SROCE_QKEY_PRIVILEGED 0x80000000U
 #define SROCE_MIN_QPN 2
 #define SROCE_MAX_QPN 0xffffff
 
@@ -57,6 +61,7 @@ enum sroce_obj_type {
 	SROCE_OBJ_CQ,
 	SROCE_OBJ_QP,
 	SROCE_OBJ_MR,
+	SROCE_OBJ_AH,
 	SROCE_OBJ_TYPE_COUNT
 };
 
@@ -228,6 +233,20 @@ struct sroce_path {
 	bool dst_ready;
 };
 
+/*
+ * Where the last UD send went, so a stream of datagrams to one peer pays
+ * the GID and route lookups once a second.
+ */
+struct sroce_ud_dest {
+	u8 dgid[16];
+	u8 sgid_index;
+	u8 traffic_class;
+	u8 hop_limit;
+	u32 flow_label;
+	int local_ifindex;		/* a sroce device here owns dgid; or 0 */
+	unsigned long expires;		/* jiffies; 0: nothing cached */
+};
+
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_dev *sdev;
@@ -272,6 +291,9 @@ struct sroce_qp {
 
 	/* Receive context, owned by the worker, fed through rx. */
 	struct llist_head rx;
+	/* UD: datagrams from the shortcut, and the last destination. */
+	struct llist_head ud_rx;
+	struct sroce_ud_dest ud_dest;
 	u32 rx_expected_psn;
 	u32 last_atomic_psn;		/* for replaying a duplicate atomic */
 	u64 last_atomic_orig;
@@ -329,7 +351,24 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 struct sroce_ucontext {
 	struct ib_ucontext ibuc;
 	struct rdma_user_mmap_entry *status_mmap;
+	u64 provider_caps;	/* enum sroce_ucontext_cap, as announced */
 };
+
+/* A kernel address handle: the UD address vector it stands for. */
+struct sroce_ah {
+	struct ib_ah ibah;
+	struct sroce_wqe_ud av;		/* remote_qpn and remote_qkey unused */
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
 
 struct sroce_pd {
 	struct ib_pd ibpd;
@@ -364,6 +403,12 @@ enum sroce_stat {
 	SROCE_STAT_RNR_NAKS,	/* RNR NAKs sent */
 	SROCE_STAT_RETRANSMITS,	/* times a requester went back */
 	SROCE_STAT_TIMEOUTS,	/* retransmission timer expiries */
+	SROCE_STAT_UD_SENT,	/* UD datagrams sent (shortcut or wire) */
+	SROCE_STAT_UD_RECEIVED,	/* UD datagrams placed in a receive WQE */
+	SROCE_STAT_RX_DROP_QKEY,	/* UD: Q_Key does not match the QP's */
+	SROCE_STAT_RX_DROP_PKEY,	/* P_Key not in the table */
+	SROCE_STAT_RX_DROP_NO_RECV,	/* UD/UC: no receive WQE posted */
+	SROCE_STAT_UD_NO_DEST,	/* UD shortcut: no such QP here */
 	SROCE_STAT_COUNT
 };
 
@@ -373,6 +418,7 @@ void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 
 bool sroce_find_device_by_gid(const union ib_gid *gid);
+int sroce_ifindex_by_gid(const union ib_gid *gid);
 
 /* sroce_device.c */
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -389,6 +435,12 @@ void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type);
 bool sroce_port_active(struct sroce_dev *sdev);
 extern const struct attribute_group sroce_attr_group;
+
+/* sroce_ah.c */
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 
 /* sroce_pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -438,7 +490,9 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 struct sroce_qp *sroce_qp_get(u32 qpn);
-struct ib_qp *sroce_qp_ibqp_of(u32 qpn);
+struct sroce_qp *sroce_gsi_qp_get(int ifindex);
+struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex);
+struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 
 /* sroce_engine.c */
@@ -456,6 +510,9 @@ void sroce_engine_reset_qp(struct sroce_qp *qp);
 int sroce_net_open(struct sroce_dev *sdev);
 void sroce_net_close(struct sroce_dev *sdev);
 int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr);
+int sroce_net_path_fill(struct sroce_path *path,
+			const struct ib_gid_attr *sgid, const u8 *dgid,
+			u8 traffic_class, u8 hop_limit, u32 flow_label);
 void sroce_net_path_clear(struct sroce_qp *qp);
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
 int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
@@ -463,6 +520,10 @@ bool sroce_net_tx_full(struct sroce_dev *sdev);
 
 /* sroce_rc.c */
 void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* sroce_device.c: the port's path MTU in bytes, the largest UD message. */
+u32 sroce_port_mtu(struct sroce_dev *sdev);
+void sroce_status_update(struct sroce_dev *sdev);
 
 /* sroce_udata.c */
 int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size);

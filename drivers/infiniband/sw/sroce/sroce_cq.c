@@ -249,7 +249,14 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			wc[n].ex.invalidate_rkey = cqe->imm_data;
 			wc[n].wc_flags |= IB_WC_WITH_INVALIDATE;
 		}
-		wc[n].qp = sroce_qp_ibqp_of(cqe->qp_num);
+		if (cqe->flags & SROCE_CQE_WITH_GRH) {
+			wc[n].wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc[n].network_hdr_type =
+				(cqe->flags & SROCE_CQE_IPV4) ? RDMA_NETWORK_IPV4 :
+								RDMA_NETWORK_IPV6;
+		}
+		wc[n].port_num = SROCE_PORT;
+		wc[n].qp = sroce_cq_qp_of(cq, cqe->qp_num);
 		consumer++;
 		n++;
 	}

@@ -33,6 +33,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_ah = SROCE_MAX_AH;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
@@ -59,6 +60,17 @@ bool sroce_port_active(struct sroce_dev *sdev)
 		       SROCE_MIN_PATH_MTU + SROCE_MAX_ROCE_OVERHEAD;
 }
 
+u32 sroce_port_mtu(struct sroce_dev *sdev)
+{
+	return sroce_path_mtu_for_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
+}
+
+/* What the status page tells providers about the port. */
+void sroce_status_update(struct sroce_dev *sdev)
+{
+	WRITE_ONCE(sdev->status->port_mtu, sroce_port_mtu(sdev));
+}
+
 int sroce_query_port(struct ib_device *ibdev, u32 port,
 		     struct ib_port_attr *attr)
 {
@@ -75,6 +87,8 @@ int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_vl_num = 1;
 	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
 	attr->ip_gids = true;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->qkey_viol_cntr = 0;
 	if (sroce_port_active(sdev)) {
 		attr->state = IB_PORT_ACTIVE;
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
@@ -93,8 +107,8 @@ int sroce_query_port(struct ib_device *ibdev, u32 port,
 }
 
 /*
- * Only the RoCEv2 protocol bit: the core fills the GID table from the
- * netdev's addresses. MAD, CM and AF_IB arrive with the GSI QP.
+ * RoCEv2 with the GSI QP: the core fills the GID table from the netdev's
+ * addresses and runs MADs, the CM and AF_IB over QP1.
  */
 int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 			     struct ib_port_immutable *immutable)
@@ -108,9 +122,8 @@ int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
-	/* The core requires 0 here while the port has no MAD capability. */
-	immutable->max_mad_size = 0;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -154,6 +167,7 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 					    SROCE_UCONTEXT_CAPS_REQUIRED);
 	if (err)
 		return err;
+	uctx->provider_caps = req.provider_caps;
 
 	sroce_uabi_fill_ucontext_resp(&resp);
 	err = sroce_mmap_insert(ibuc, sdev->status, PAGE_SIZE, true,

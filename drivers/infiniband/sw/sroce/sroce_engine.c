@@ -112,11 +112,16 @@ void sroce_engine_kick(struct sroce_worker *w)
 }
 
 /* A pass that is running already sees what it delivers to its own QPs. */
+void sroce_engine_notify(struct sroce_qp *to)
+{
+	if (READ_ONCE(to->worker->runner) != current)
+		sroce_engine_kick(to->worker);
+}
+
 static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
 {
 	llist_add(&msg->node, &to->rx);
-	if (READ_ONCE(to->worker->runner) != current)
-		sroce_engine_kick(to->worker);
+	sroce_engine_notify(to);
 }
 
 /* Memory access through segments ---------------------------------------- */
@@ -854,6 +859,7 @@ void sroce_engine_drop_rx(struct sroce_qp *qp)
 
 	llist_for_each_entry_safe(msg, next, list, node)
 		sroce_lmsg_free(msg);
+	sroce_ud_drop_rx(qp);
 	skb_queue_purge(&qp->rx_skbs);
 }
 
@@ -884,6 +890,20 @@ static int sroce_qp_process(struct sroce_qp *qp)
 	int budget = SROCE_QP_BUDGET;
 	int done;
 
+	if (sroce_qp_is_ud(qp)) {
+		done = sroce_ud_receive_context(qp, &budget);
+		switch (READ_ONCE(qp->state)) {
+		case IB_QPS_RTS:
+			sroce_ud_send_context(qp, &budget);
+			break;
+		case IB_QPS_ERR:
+			sroce_flush(qp);
+			break;
+		default:
+			break;
+		}
+		return done + SROCE_QP_BUDGET - budget;
+	}
 	done = sroce_receive_context(qp);
 	if (qp->wire)
 		done += sroce_rc_receive_context(qp, &budget);
@@ -913,9 +933,8 @@ static bool sroce_qp_has_work(struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
-	if (!llist_empty(&qp->rx))
-		return true;
-	if (qp->wire && !skb_queue_empty_lockless(&qp->rx_skbs))
+	if (!llist_empty(&qp->rx) || !llist_empty(&qp->ud_rx) ||
+	    !skb_queue_empty_lockless(&qp->rx_skbs))
 		return true;
 	if (qp->wire && state != IB_QPS_ERR)
 		return sroce_rc_has_work(qp);

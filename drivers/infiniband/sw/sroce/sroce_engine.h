@@ -61,7 +61,16 @@ unsigned long sroce_timeout_jiffies(u8 timeout);
 unsigned long sroce_rnr_jiffies(u8 rnr_timer);
 void sroce_arm_timer(struct sroce_qp *qp, unsigned long at);
 
+/* Tells a QP's worker that something arrived for it. */
+void sroce_engine_notify(struct sroce_qp *to);
+
 /* sroce_rc.c: RC over packets -------------------------------------------- */
+
+struct sroce_pkt;
+/* Sends headers from pkt, then len bytes of segs from byte off, then pad. */
+int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
+		   const struct sroce_seg *segs, unsigned int nsegs, u32 off,
+		   u32 len);
 
 void sroce_rc_send_context(struct sroce_qp *qp, int *budget);
 int sroce_rc_receive_context(struct sroce_qp *qp, int *budget);
@@ -69,5 +78,11 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget);
 bool sroce_rc_has_work(struct sroce_qp *qp);
 /* Drops the wire state: in the error state, at reset and at destroy. */
 void sroce_rc_drop_state(struct sroce_qp *qp);
+
+/* sroce_ud.c: UD and GSI datagrams ---------------------------------------- */
+
+void sroce_ud_send_context(struct sroce_qp *qp, int *budget);
+int sroce_ud_receive_context(struct sroce_qp *qp, int *budget);
+void sroce_ud_drop_rx(struct sroce_qp *qp);
 
 #endif /* SROCE_ENGINE_H */

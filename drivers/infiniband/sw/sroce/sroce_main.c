@@ -54,6 +54,12 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_RNR_NAKS] = "rnr_naks_sent",
 	[SROCE_STAT_RETRANSMITS] = "retransmits",
 	[SROCE_STAT_TIMEOUTS] = "timeouts",
+	[SROCE_STAT_UD_SENT] = "ud_sent",
+	[SROCE_STAT_UD_RECEIVED] = "ud_received",
+	[SROCE_STAT_RX_DROP_QKEY] = "rx_drop_qkey",
+	[SROCE_STAT_RX_DROP_PKEY] = "rx_drop_pkey",
+	[SROCE_STAT_RX_DROP_NO_RECV] = "rx_drop_no_recv",
+	[SROCE_STAT_UD_NO_DEST] = "ud_no_dest",
 };
 
 void sroce_stat_add(enum sroce_stat stat, u64 n)
@@ -84,6 +90,7 @@ static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
 	[SROCE_OBJ_CQ] = "cqs",
 	[SROCE_OBJ_QP] = "qps",
 	[SROCE_OBJ_MR] = "mrs",
+	[SROCE_OBJ_AH] = "ahs",
 };
 
 void sroce_obj_inc(enum sroce_obj_type type)
@@ -129,6 +136,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -136,6 +144,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_attr_group,
@@ -150,6 +159,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.query_device = sroce_query_device,
+	.query_ah = sroce_query_ah,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
@@ -157,6 +167,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
@@ -203,6 +214,27 @@ bool sroce_find_device_by_gid(const union ib_gid *gid)
 	return found;
 }
 
+/* The netdev of the sroce device here that owns gid, or 0. */
+int sroce_ifindex_by_gid(const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	struct sroce_dev *sdev;
+	int ifindex = 0;
+
+	mutex_lock(&sroce_devices_lock);
+	list_for_each_entry(sdev, &sroce_devices, list) {
+		attr = rdma_find_gid(&sdev->ibdev, gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			ifindex = sdev->ndev->ifindex;
+			break;
+		}
+	}
+	mutex_unlock(&sroce_devices_lock);
+	return ifindex;
+}
+
 static bool sroce_netdev_supported(struct net_device *ndev)
 {
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
@@ -221,6 +253,12 @@ static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
 	/* A user QP's POST_SEND with no work requests is the engine kick. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->dev_addr);
+	/*
+	 * As siw does: the netdev's parent device becomes ours, so
+	 * /sys/class/infiniband/<dev>/device/net/<netdev> leads to the
+	 * interface (librdmacm and pyverbs look for it there).
+	 */
+	ibdev->dev.parent = sdev->ndev->dev.parent;
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 
 	err = ib_device_set_netdev(ibdev, sdev->ndev, SROCE_PORT);
@@ -248,6 +286,8 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->mr_next = 1;
 	sdev->port_was_active = sroce_port_active(sdev);
 	err = sroce_engine_start(sdev);
+	if (!err)
+		sroce_status_update(sdev);
 	if (err) {
 		ida_destroy(&sdev->pdn_ida);
 		ib_dealloc_device(&sdev->ibdev);
@@ -331,6 +371,7 @@ static void sroce_netdev_state_changed(struct net_device *ndev)
 	mutex_lock(&sroce_devices_lock);
 	sdev = sroce_find_locked(ndev);
 	if (sdev && ib_device_try_get(&sdev->ibdev)) {
+		sroce_status_update(sdev);
 		active = sroce_port_active(sdev);
 		if (active != sdev->port_was_active) {
 			sdev->port_was_active = active;

@@ -48,6 +48,28 @@ static bool sroce_net_dev_matches(struct sroce_qp *qp, struct net_device *ndev)
 }
 
 /*
+ * The QP a packet that arrived on ndev is for: QP1 is the GSI QP of the
+ * sroce device on ndev; a UD QP takes packets from anyone, an RC QP only
+ * once its peer is on the wire.
+ */
+static struct sroce_qp *sroce_net_rx_qp(struct net_device *ndev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	if (qpn == SROCE_GSI_QPN) {
+		if (is_vlan_dev(ndev))
+			ndev = vlan_dev_real_dev(ndev);
+		return sroce_gsi_qp_get(ndev->ifindex);
+	}
+	qp = sroce_qp_get(qpn);
+	if (qp && !sroce_qp_is_ud(qp) && !READ_ONCE(qp->wire)) {
+		sroce_qp_put(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/*
  * Only what finding the QP needs happens here (length, ICRC, BTH
  * destination); the QP's worker parses the rest, once.
  */
@@ -77,8 +99,8 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 
-	qp = sroce_qp_get(sroce_bth_dest_qpn(skb->data));
-	if (!qp || !READ_ONCE(qp->wire) || !sroce_net_dev_matches(qp, skb->dev)) {
+	qp = sroce_net_rx_qp(skb->dev, sroce_bth_dest_qpn(skb->data));
+	if (!qp || !sroce_net_dev_matches(qp, skb->dev)) {
 		if (qp)
 			sroce_qp_put(qp);
 		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
@@ -202,23 +224,26 @@ void sroce_net_close(struct sroce_dev *sdev)
 	sdev->net_open = false;
 }
 
-int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr)
+/*
+ * Sets a path from a source GID entry and the destination; the route is
+ * looked up again at the next packet.
+ */
+int sroce_net_path_fill(struct sroce_path *path,
+			const struct ib_gid_attr *sgid, const u8 *dgid,
+			u8 traffic_class, u8 hop_limit, u32 flow_label)
 {
-	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
-	const struct ib_gid_attr *sgid = grh->sgid_attr;
-	struct sroce_path *path = &qp->path;
 	int err;
 
 	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
 	path->ipv6 = rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV6;
 	memcpy(&path->saddr, sgid->gid.raw, sizeof(path->saddr));
-	memcpy(&path->daddr, grh->dgid.raw, sizeof(path->daddr));
+	memcpy(&path->daddr, dgid, sizeof(path->daddr));
 	if (path->ipv6 == ipv6_addr_v4mapped(&path->daddr))
 		return -EINVAL;	/* the two ends speak different IPs */
-	path->tos = grh->traffic_class;
-	path->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
-	path->flow_label = grh->flow_label;
+	path->tos = traffic_class;
+	path->hop_limit = hop_limit ? hop_limit : 64;
+	path->flow_label = flow_label;
 	if (!path->dst_ready) {
 		err = dst_cache_init(&path->dst, GFP_KERNEL);
 		if (err)
@@ -228,6 +253,15 @@ int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 		dst_cache_reset(&path->dst);
 	}
 	return 0;
+}
+
+int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+
+	return sroce_net_path_fill(&qp->path, grh->sgid_attr, grh->dgid.raw,
+				   grh->traffic_class, grh->hop_limit,
+				   grh->flow_label);
 }
 
 void sroce_net_path_clear(struct sroce_qp *qp)

@@ -21,17 +21,44 @@
 
 static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
 static u32 sroce_qpn_next = SROCE_MIN_QPN;
+/* Every device has its own QP1: GSI QPs by their netdev's ifindex. */
+static DEFINE_XARRAY(sroce_gsi_qps);
 
-struct sroce_qp *sroce_qp_get(u32 qpn)
+static struct sroce_qp *sroce_qp_get_from(struct xarray *xa, unsigned long id)
 {
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
-	qp = xa_load(&sroce_qps, qpn);
+	qp = xa_load(xa, id);
 	if (qp && !refcount_inc_not_zero(&qp->refs))
 		qp = NULL;
 	rcu_read_unlock();
 	return qp;
+}
+
+struct sroce_qp *sroce_gsi_qp_get(int ifindex)
+{
+	return sroce_qp_get_from(&sroce_gsi_qps, ifindex);
+}
+
+/* A UD or GSI QP numbered qpn on the sroce device of ifindex. */
+struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex)
+{
+	struct sroce_qp *qp;
+
+	if (qpn == SROCE_GSI_QPN)
+		return sroce_gsi_qp_get(ifindex);
+	qp = sroce_qp_get(qpn);
+	if (qp && (!sroce_qp_is_ud(qp) || qp->sdev->ndev->ifindex != ifindex)) {
+		sroce_qp_put(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+struct sroce_qp *sroce_qp_get(u32 qpn)
+{
+	return sroce_qp_get_from(&sroce_qps, qpn);
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
@@ -41,11 +68,28 @@ void sroce_qp_put(struct sroce_qp *qp)
 }
 
 /* For kernel CQ polling: the CQ's QPs outlive their completions. */
-struct ib_qp *sroce_qp_ibqp_of(u32 qpn)
+struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn)
 {
-	struct sroce_qp *qp = xa_load(&sroce_qps, qpn);
+	struct sroce_qp *qp;
 
+	if (qpn == SROCE_GSI_QPN)
+		qp = xa_load(&sroce_gsi_qps,
+			     to_sdev(cq->ibcq.device)->ndev->ifindex);
+	else
+		qp = xa_load(&sroce_qps, qpn);
 	return qp ? &qp->ibqp : NULL;
+}
+
+/* Where a QP is found by number: GSI QPs by netdev, the others by QPN. */
+static struct xarray *sroce_qp_table(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_GSI ? &sroce_gsi_qps : &sroce_qps;
+}
+
+static unsigned long sroce_qp_table_id(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_GSI ? qp->sdev->ndev->ifindex :
+						qp->ibqp.qp_num;
 }
 
 static int sroce_check_caps(struct ib_qp_cap *cap)
@@ -160,11 +204,32 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ucontext *uctx;
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		qp->sq_lim.opcodes = SROCE_WQE_OPS_RC;
+		break;
+	case IB_QPT_UD:
+		qp->sq_lim.opcodes = SROCE_WQE_OPS_UD;
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EINVAL;
+		qp->sq_lim.opcodes = SROCE_WQE_OPS_UD;
+		break;
+	default:
 		return -EOPNOTSUPP;
+	}
+	if (udata && init->qp_type != IB_QPT_RC) {
+		/* A provider that cannot write UD WQEs gets no UD QP. */
+		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+						 ibuc);
+		if (!(uctx->provider_caps & SROCE_UCONTEXT_CAP_UD_UC))
+			return -EOPNOTSUPP;
+	}
 	if (init->srq || init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	err = sroce_check_caps(&init->cap);
@@ -183,15 +248,23 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->attr_lock);
 	spin_lock_init(&qp->kpost_lock);
 	init_llist_head(&qp->rx);
+	init_llist_head(&qp->ud_rx);
 	skb_queue_head_init(&qp->rx_skbs);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err)
 		return err;
 
-	err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
-			      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
-			      &sroce_qpn_next, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		/* Reserved now, visible to packets only once complete. */
+		qpn = SROCE_GSI_QPN;
+		err = xa_insert(&sroce_gsi_qps, qp->sdev->ndev->ifindex, NULL,
+				GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
+				      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
+				      &sroce_qpn_next, GFP_KERNEL);
+	}
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
@@ -203,13 +276,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_engine;
 	}
 	/* Visible to the shortcut only once complete. */
-	xa_store(&sroce_qps, qpn, qp, GFP_KERNEL);
+	xa_store(sroce_qp_table(qp), sroce_qp_table_id(qp), qp, GFP_KERNEL);
 	sroce_obj_inc(SROCE_OBJ_QP);
 	return 0;
 
 err_engine:
 	sroce_engine_remove_qp(qp);
-	xa_erase(&sroce_qps, qpn);
+	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
 err_queues:
 	sroce_qp_free_queues(qp);
 	return err;
@@ -219,7 +292,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	xa_erase(&sroce_qps, ibqp->qp_num);
+	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
 	sroce_engine_remove_qp(qp);
 	/*
 	 * Messages that name this QP hold references: those queued to it
@@ -270,6 +343,10 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_AV) &&
 	    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
 		return -EINVAL;
+	/* A privileged Q_Key (MSB set) is for privileged users only. */
+	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
+	    qp->is_user && !capable(CAP_NET_RAW))
+		return -EPERM;
 	return 0;
 }
 
@@ -355,6 +432,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
 	qp->attr_mask |= mask;
 	if (qp->wire) {
 		u16 sport = rdma_get_udp_sport(qp->path.flow_label,
@@ -389,6 +468,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->rx_expected_psn = 0;
 		qp->resend_at = 0;
 		qp->attr_mask = 0;
+		qp->ud_dest.expires = 0;
 		sroce_engine_drop_rx(qp);
 	}
 	WRITE_ONCE(qp->state, new);
@@ -448,7 +528,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (producer - READ_ONCE(q->hdr->consumer) >= sroce_queue_slots(q))
 		return -ENOMEM;
 	if (wr->opcode >= ARRAY_SIZE(sroce_wr_opcode) ||
-	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]))
+	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]) ||
+	    !(qp->sq_lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])))
 		return -EINVAL;
 	if (wr->num_sge > qp->sq_lim.max_sge)
 		return -EINVAL;
@@ -485,6 +566,15 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		break;
 	default:
 		break;
+	}
+	if (sroce_qp_is_ud(qp)) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		if (!ud->ah || ud->ah->device != qp->ibqp.device)
+			return -EINVAL;
+		wqe->ud = to_sah(ud->ah)->av;
+		wqe->ud.remote_qpn = ud->remote_qpn;
+		wqe->ud.remote_qkey = ud->remote_qkey;
 	}
 
 	if (wr->send_flags & IB_SEND_INLINE) {

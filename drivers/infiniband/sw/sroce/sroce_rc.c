@@ -60,9 +60,9 @@ void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
  * Sends one packet: headers from pkt, then len payload bytes taken from
  * segs at byte off (or none), then the pad.
  */
-static int sroce_rc_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
-			 const struct sroce_seg *segs, unsigned int nsegs,
-			 u32 off, u32 len)
+int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
+		   const struct sroce_seg *segs, unsigned int nsegs, u32 off,
+		   u32 len)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(pkt->opcode);
 	struct sroce_seg_iter src, dst;
@@ -103,7 +103,7 @@ static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
 		.aeth_msn = qp->msn,
 	};
 
-	return sroce_rc_xmit(qp, &pkt, NULL, 0, 0, 0);
+	return sroce_xmit_pkt(qp, &pkt, NULL, 0, 0, 0);
 }
 
 /* Requester ---------------------------------------------------------------- */
@@ -169,8 +169,8 @@ static int sroce_rc_send_request(struct sroce_qp *qp, struct sroce_swqe *sw,
 		pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
 	if (info->flags & SROCE_HDR_PAYLOAD)
 		len = sroce_rc_pkt_len(sw->msg_len, mtu, pkt_idx);
-	return sroce_rc_xmit(qp, &pkt, sw->segs, sw->num_segs, pkt_idx * mtu,
-			     len);
+	return sroce_xmit_pkt(qp, &pkt, sw->segs, sw->num_segs, pkt_idx * mtu,
+			      len);
 }
 
 static bool sroce_rc_outstanding(struct sroce_qp *qp)
@@ -972,7 +972,7 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 			pkt.opcode = SROCE_OP_ATOMIC_ACK;
 			pkt.atmack_orig = e->orig;
 		}
-		if (sroce_rc_xmit(qp, &pkt, &seg, 1, 0, len))
+		if (sroce_xmit_pkt(qp, &pkt, &seg, 1, 0, len))
 			return;
 		(*budget)--;
 		if (++e->sent == e->npkts) {

@@ -16,7 +16,8 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 	bool is_inline = ctrl->flags & SROCE_WQE_INLINE;
 	size_t room = lim->slot_size - SROCE_SEND_WQE_BASE;
 
-	if (ctrl->opcode >= SROCE_WQE_OPCODE_COUNT)
+	if (ctrl->opcode >= SROCE_WQE_OPCODE_COUNT ||
+	    !(lim->opcodes & BIT(ctrl->opcode)))
 		return SROCE_WQE_BAD_OPCODE;
 	if (ctrl->flags & ~SROCE_WQE_FLAGS_KNOWN)
 		return SROCE_WQE_BAD_FLAGS;
@@ -76,6 +77,17 @@ enum sroce_wqe_verdict sroce_wqe_check_sges(const struct sroce_wqe_ctrl *ctrl,
 	    *msg_len != sizeof(u64))
 		return SROCE_WQE_BAD_LENGTH;
 	return v;
+}
+
+enum sroce_wqe_verdict sroce_wqe_check_ud(const struct sroce_wqe_ud *ud,
+					  u32 msg_len, u32 mtu)
+{
+	if (ud->reserved_f8 || ud->remote_qpn > SROCE_WQE_QPN_MASK ||
+	    ud->flow_label > SROCE_WQE_FLOW_LABEL_MASK)
+		return SROCE_WQE_BAD_RESERVED;
+	if (msg_len > mtu)
+		return SROCE_WQE_BAD_LENGTH;
+	return SROCE_WQE_OK;
 }
 
 enum sroce_wqe_verdict

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * UD and GSI QPs: datagrams of one packet each, run by the QP's worker.
+ *
+ * Rules:
+ * - a send completes once its datagram left: on the wire, or queued to
+ *   the destination QP when a sroce device of this host owns the
+ *   destination GID (the shortcut copies the payload, so no memory of
+ *   the sender stays referenced). A datagram nobody can take is lost, as
+ *   on a wire, and counted;
+ * - a WQE's Q_Key with the MSB set stands for the QP's own Q_Key, the
+ *   only way a privileged Q_Key goes out;
+ * - a datagram lands only in a QP in RTR or RTS whose Q_Key matches, in
+ *   the next receive WQE, behind the 40-byte GRH verbs puts at the head
+ *   of the buffer. Without a receive WQE it is dropped and counted; one
+ *   that does not fit completes its receive WQE with IB_WC_LOC_LEN_ERR
+ *   and leaves the QP working, so no remote sender can stop a QP.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <sroce/psn.h>
+#include <sroce/roce_hdr.h>
+#include "sroce_engine.h"
+
+#define SROCE_GRH_LEN 40
+#define SROCE_IPV4_IN_GRH 20	/* offset of an IPv4 header in the GRH */
+#define SROCE_FULL_PKEY_MASK 0x7fff
+
+/* What a receiver needs of a datagram besides its payload. */
+struct sroce_ud_rx {
+	u32 src_qpn;
+	u32 qkey;
+	u32 imm;		/* host order, as parsed */
+	u32 len;
+	bool with_imm;
+	bool solicited;
+	bool ipv4;
+	const u8 *grh;
+};
+
+/* A datagram on the shortcut: the GRH is built by the sender. */
+struct sroce_ud_msg {
+	struct llist_node node;
+	struct sroce_ud_rx rx;
+	u8 grh[SROCE_GRH_LEN];
+	u8 data[];
+};
+
+/* Receiving ---------------------------------------------------------------- */
+
+static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
+			     const u8 *payload)
+{
+	struct sroce_seg segs[SROCE_MAX_SGE], src[2];
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sroce_cqe cqe = {};
+	unsigned int nseg = 0;
+	u32 cap = 0;
+	u8 status;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (rx->qkey != qp->attr.qkey) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_QKEY, 1);
+		return;
+	}
+	if (sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+		return;
+	}
+
+	status = sroce_take_recv(qp, segs, &nseg, &cap, &cqe.wr_id);
+	if (status == IB_WC_SUCCESS && cap < SROCE_GRH_LEN + rx->len)
+		status = IB_WC_LOC_LEN_ERR;
+	if (status == IB_WC_SUCCESS) {
+		src[0] = sroce_kseg((void *)rx->grh, SROCE_GRH_LEN);
+		src[1] = sroce_kseg((void *)payload, rx->len);
+		sroce_segs_copy(segs, nseg, src, 2, SROCE_GRH_LEN + rx->len);
+		sroce_stat_add(SROCE_STAT_UD_RECEIVED, 1);
+	}
+	sroce_segs_put(segs, nseg);
+	sroce_recv_done(qp);
+
+	cqe.status = status;
+	cqe.opcode = IB_WC_RECV;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.src_qp = rx->src_qpn;
+	if (status == IB_WC_SUCCESS) {
+		cqe.byte_len = SROCE_GRH_LEN + rx->len;
+		cqe.flags = SROCE_CQE_WITH_GRH;
+		if (rx->ipv4)
+			cqe.flags |= SROCE_CQE_IPV4;
+		if (rx->with_imm) {
+			cqe.flags |= SROCE_CQE_WITH_IMM;
+			cqe.imm_data = (__force u32)cpu_to_be32(rx->imm);
+		}
+		if (rx->solicited)
+			cqe.flags |= SROCE_CQE_SOLICITED;
+	}
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+	/* The receive WQE itself was bad: the consumer's error, QP-fatal. */
+	if (status != IB_WC_SUCCESS && status != IB_WC_LOC_LEN_ERR)
+		sroce_qp_error(qp);
+}
+
+static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	u8 grh[SROCE_GRH_LEN] = {};
+	struct sroce_ud_rx rx = {};
+	struct sroce_pkt pkt;
+	const u8 *l3;
+
+	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
+	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_UD) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+		return;
+	}
+	if ((pkt.pkey & SROCE_FULL_PKEY_MASK) != SROCE_FULL_PKEY_MASK) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
+		return;
+	}
+	sroce_stat_add(SROCE_STAT_RX_PKTS, 1);
+
+	/* The IP header is the GRH (IPv4: behind 20 zero bytes). */
+	l3 = skb_network_header(skb);
+	rx.ipv4 = ip_hdr(skb)->version == 4;
+	if (rx.ipv4)
+		memcpy(grh + SROCE_IPV4_IN_GRH, l3, sizeof(struct iphdr));
+	else
+		memcpy(grh, l3, sizeof(struct ipv6hdr));
+	rx.grh = grh;
+	rx.src_qpn = pkt.deth_src_qpn;
+	rx.qkey = pkt.deth_qkey;
+	rx.len = pkt.payload_len;
+	rx.with_imm = pkt.opcode == (SROCE_OPC_UD | SROCE_OP_SEND_ONLY_IMM);
+	rx.imm = pkt.imm;
+	rx.solicited = pkt.solicited;
+	sroce_ud_deliver(qp, &rx, skb->data + pkt.hdr_len);
+}
+
+int sroce_ud_receive_context(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_ud_msg *msg, *next;
+	struct sk_buff_head list;
+	struct llist_node *msgs;
+	struct sk_buff *skb;
+	int n = 0;
+
+	msgs = llist_reverse_order(llist_del_all(&qp->ud_rx));
+	llist_for_each_entry_safe(msg, next, msgs, node) {
+		sroce_ud_deliver(qp, &msg->rx, msg->data);
+		kfree(msg);
+		n++;
+	}
+
+	if (skb_queue_empty_lockless(&qp->rx_skbs))
+		return n;
+	__skb_queue_head_init(&list);
+	spin_lock_bh(&qp->rx_skbs.lock);
+	skb_queue_splice_init(&qp->rx_skbs, &list);
+	spin_unlock_bh(&qp->rx_skbs.lock);
+	while ((skb = __skb_dequeue(&list))) {
+		sroce_ud_rx_packet(qp, skb);
+		consume_skb(skb);
+		n++;
+	}
+	return n;
+}
+
+void sroce_ud_drop_rx(struct sroce_qp *qp)
+{
+	struct llist_node *msgs = llist_del_all(&qp->ud_rx);
+	struct sroce_ud_msg *msg, *next;
+
+	llist_for_each_entry_safe(msg, next, msgs, node)
+		kfree(msg);
+}
+
+/* Sending ------------------------------------------------------------------ */
+
+/*
+ * Builds the GRH a receiver of a shortcut datagram sees: the IP header
+ * the packet would have carried, with udp_len bytes of UDP datagram.
+ */
+static void sroce_ud_build_grh(u8 *grh, const struct ib_gid_attr *sgid,
+			       const struct sroce_wqe_ud *ud, u32 udp_len,
+			       bool *ipv4)
+{
+	u8 hop_limit = ud->hop_limit ? ud->hop_limit : 64;
+
+	memset(grh, 0, SROCE_GRH_LEN);
+	*ipv4 = rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV4;
+	if (*ipv4) {
+		struct iphdr *iph = (struct iphdr *)(grh + SROCE_IPV4_IN_GRH);
+
+		iph->version = IPVERSION;
+		iph->ihl = sizeof(*iph) >> 2;
+		iph->tos = ud->traffic_class;
+		iph->tot_len = htons(sizeof(*iph) + udp_len);
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = hop_limit;
+		iph->protocol = IPPROTO_UDP;
+		memcpy(&iph->saddr, sgid->gid.raw + 12, 4);
+		memcpy(&iph->daddr, ud->dgid + 12, 4);
+		iph->check = ip_fast_csum(iph, iph->ihl);
+	} else {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)grh;
+
+		ip6_flow_hdr(ip6h, ud->traffic_class, htonl(ud->flow_label));
+		ip6h->payload_len = htons(udp_len);
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = hop_limit;
+		memcpy(&ip6h->saddr, sgid->gid.raw, 16);
+		memcpy(&ip6h->daddr, ud->dgid, 16);
+	}
+}
+
+/*
+ * Where a datagram goes: the ifindex of the sroce device here that owns
+ * the destination GID, or 0 with qp->path set for the wire.
+ */
+static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
+			  const struct ib_gid_attr *sgid)
+{
+	struct sroce_ud_dest *d = &qp->ud_dest;
+	union ib_gid dgid;
+	int err;
+
+	if (d->expires && time_before(jiffies, d->expires) &&
+	    !memcmp(d->dgid, ud->dgid, sizeof(d->dgid)) &&
+	    d->sgid_index == ud->sgid_index &&
+	    d->traffic_class == ud->traffic_class &&
+	    d->hop_limit == ud->hop_limit && d->flow_label == ud->flow_label)
+		return d->local_ifindex;
+
+	d->expires = 0;
+	memcpy(dgid.raw, ud->dgid, sizeof(dgid.raw));
+	d->local_ifindex = sroce_ifindex_by_gid(&dgid);
+	if (!d->local_ifindex) {
+		err = sroce_net_path_fill(&qp->path, sgid, ud->dgid,
+					  ud->traffic_class, ud->hop_limit,
+					  ud->flow_label);
+		if (err)
+			return err;
+		qp->path.mtu = sroce_port_mtu(qp->sdev);
+	}
+	memcpy(d->dgid, ud->dgid, sizeof(d->dgid));
+	d->sgid_index = ud->sgid_index;
+	d->traffic_class = ud->traffic_class;
+	d->hop_limit = ud->hop_limit;
+	d->flow_label = ud->flow_label;
+	d->expires = jiffies + HZ;
+	return d->local_ifindex;
+}
+
+static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
+				const struct ib_gid_attr *sgid, u32 qkey,
+				int ifindex)
+{
+	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
+	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
+	bool with_imm = c->opcode == SROCE_WQE_SEND_IMM;
+	struct sroce_ud_msg *msg;
+	struct sroce_qp *dest;
+	struct sroce_seg out;
+	u32 udp_len;
+
+	dest = sroce_qp_get_on(ud->remote_qpn, ifindex);
+	if (!dest) {
+		sroce_stat_add(SROCE_STAT_UD_NO_DEST, 1);
+		return;
+	}
+	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
+	if (!msg) {
+		sroce_qp_put(dest);
+		return;		/* lost, as a NIC out of buffers loses it */
+	}
+	msg->rx.src_qpn = qp->ibqp.qp_num;
+	msg->rx.qkey = qkey;
+	msg->rx.len = sw->msg_len;
+	msg->rx.with_imm = with_imm;
+	msg->rx.imm = be32_to_cpu((__force __be32)c->imm_data);
+	msg->rx.solicited = c->flags & SROCE_WQE_SOLICITED;
+	msg->rx.grh = msg->grh;
+	udp_len = sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_DETH_LEN +
+		  (with_imm ? SROCE_IMMDT_LEN : 0) + ALIGN(sw->msg_len, 4) +
+		  SROCE_ICRC_LEN;
+	sroce_ud_build_grh(msg->grh, sgid, ud, udp_len, &msg->rx.ipv4);
+	out = sroce_kseg(msg->data, sw->msg_len);
+	sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len);
+
+	llist_add(&msg->node, &dest->ud_rx);
+	sroce_engine_notify(dest);
+	sroce_qp_put(dest);
+}
+
+static void sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
+			       u32 qkey)
+{
+	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
+	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
+	struct sroce_pkt pkt = {};
+
+	pkt.opcode = SROCE_OPC_UD | (c->opcode == SROCE_WQE_SEND_IMM ?
+				     SROCE_OP_SEND_ONLY_IMM :
+				     SROCE_OP_SEND_ONLY);
+	pkt.solicited = c->flags & SROCE_WQE_SOLICITED;
+	pkt.dest_qpn = ud->remote_qpn;
+	pkt.psn = qp->req_psn;
+	pkt.deth_qkey = qkey;
+	pkt.deth_src_qpn = qp->ibqp.qp_num;
+	pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
+	qp->req_psn = sroce_psn_add(qp->req_psn, 1);
+	qp->path.sport = cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
+							qp->ibqp.qp_num,
+							ud->remote_qpn));
+	sroce_xmit_pkt(qp, &pkt, sw->segs, sw->num_segs, 0, sw->msg_len);
+}
+
+/* Sends the datagram of a fetched WQE; the completion status. */
+static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
+{
+	struct sroce_send_wqe *wqe = sw->wqe;
+	const struct sroce_wqe_ud *ud = &wqe->ud;
+	const struct ib_gid_attr *sgid;
+	u32 qkey;
+	int ifindex;
+	u8 status = IB_WC_SUCCESS;
+
+	switch (sroce_wqe_check_ud(ud, sw->msg_len,
+				   sroce_port_mtu(qp->sdev))) {
+	case SROCE_WQE_OK:
+		break;
+	case SROCE_WQE_BAD_LENGTH:
+		return IB_WC_LOC_LEN_ERR;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	qkey = (ud->remote_qkey & SROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
+							  ud->remote_qkey;
+	sgid = rdma_get_gid_attr(&qp->sdev->ibdev, SROCE_PORT, ud->sgid_index);
+	if (IS_ERR(sgid))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		status = IB_WC_LOC_QP_OP_ERR;
+		goto out;
+	}
+
+	if (wqe->ctrl.flags & SROCE_WQE_INLINE) {
+		sw->segs[0] = sroce_kseg(wqe->sge, wqe->ctrl.inline_len);
+		sw->num_segs = 1;
+	} else {
+		if (!sroce_sges_to_segs(qp, wqe->sge, wqe->ctrl.num_sge, 0,
+					sw->segs)) {
+			status = IB_WC_LOC_PROT_ERR;
+			goto out;
+		}
+		sw->num_segs = wqe->ctrl.num_sge;
+		sw->segs_held = true;
+	}
+
+	ifindex = sroce_ud_route(qp, ud, sgid);
+	if (ifindex < 0)
+		status = IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
+	else if (ifindex)
+		sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
+	else
+		sroce_ud_send_wire(qp, sw, qkey);
+	if (status == IB_WC_SUCCESS)
+		sroce_stat_add(SROCE_STAT_UD_SENT, 1);
+out:
+	rdma_put_gid_attr(sgid);
+	return status;
+}
+
+/*
+ * UD WQEs complete in order as their datagrams leave, so the send
+ * context keeps sq_retire == sq_next == sq_fetched between WQEs.
+ */
+void sroce_ud_send_context(struct sroce_qp *qp, int *budget)
+{
+	u32 slots = sroce_queue_slots(&qp->sq);
+	struct sroce_swqe *sw;
+	u32 producer;
+	u8 status;
+
+	producer = sroce_ring_read_index(&qp->sq.hdr->producer);
+	if (producer - qp->sq_retire > slots) {
+		/* An index userspace cannot have produced. */
+		sroce_qp_error(qp);
+		return;
+	}
+	while (qp->sq_next != producer && *budget > 0 &&
+	       !sroce_net_tx_full(qp->sdev)) {
+		sw = sroce_swqe_at(qp, qp->sq_next);
+		status = sroce_fetch_send(qp, qp->sq_next);
+		qp->sq_fetched++;
+		qp->sq_next++;
+		sroce_stat_add(SROCE_STAT_WQES, 1);
+		if (status == IB_WC_SUCCESS)
+			status = sroce_ud_send_one(qp, sw);
+		sroce_complete_send(qp, status);
+		(*budget)--;
+		if (status != IB_WC_SUCCESS)
+			return;
+	}
+}
