@@ -365,6 +365,11 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah);
 }
 
+static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;

@@ -512,7 +512,13 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 
 		dest = sroce_qp_get(qp->attr.dest_qp_num);
-		if (!dest) {
+		if (!dest && sroce_qp_is_uc(qp)) {
+			/* Lost; UC tells nobody and completes the WQE. */
+			sroce_lmsg_put_segs(msg);
+			msg->kind = SROCE_LMSG_RESPONSE;
+			msg->result = SROCE_LMSG_ACK;
+			sroce_deliver(qp, msg);
+		} else if (!dest) {
 			/* Nobody there: lost, as on a wire. */
 			sroce_lmsg_free(msg);
 		} else {
@@ -601,7 +607,8 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 		sroce_segs_put(segs, nseg);
 		sroce_recv_done(qp);
 		sroce_post_recv_cqe(qp, wr_id, status, IB_WC_RECV, msg);
-		sroce_qp_error(qp);
+		if (!sroce_qp_is_uc(qp) || status != IB_WC_LOC_LEN_ERR)
+			sroce_qp_error(qp);
 		return status == IB_WC_LOC_LEN_ERR ? SROCE_LMSG_NAK_INVALID :
 						     SROCE_LMSG_NAK_OPERATION;
 	}
@@ -738,11 +745,41 @@ static void sroce_respond(struct sroce_qp *qp, struct sroce_lmsg *msg, u8 result
 	sroce_deliver(msg->requester, msg);
 }
 
+/*
+ * UC on the shortcut: the requester's WQE completes when the responder is
+ * done with its memory, whatever became of the message; a message the
+ * responder cannot take is dropped and counted, and nobody is told.
+ */
+static void sroce_uc_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u8 result = SROCE_LMSG_NAK_INVALID;
+
+	if ((state == IB_QPS_RTR || state == IB_QPS_RTS) &&
+	    msg->requester->ibqp.qp_num == qp->attr.dest_qp_num) {
+		if (msg->opcode == SROCE_WQE_SEND ||
+		    msg->opcode == SROCE_WQE_SEND_IMM)
+			result = sroce_exec_recv(qp, msg, true);
+		else
+			result = sroce_exec_write(qp, msg);
+		qp->rx_expected_psn = sroce_psn_add(msg->psn, 1);
+	}
+	if (result == SROCE_LMSG_RNR)
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+	else if (result != SROCE_LMSG_ACK)
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+	sroce_respond(qp, msg, SROCE_LMSG_ACK);
+}
+
 static void sroce_handle_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
 	enum sroce_psn_class class;
 	u8 result;
 
+	if (sroce_qp_is_uc(msg->requester)) {
+		sroce_uc_request(qp, msg);
+		return;
+	}
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS) {
 		sroce_lmsg_free(msg);	/* not listening: dropped */
 		return;
@@ -857,8 +894,18 @@ void sroce_engine_drop_rx(struct sroce_qp *qp)
 	struct llist_node *list = llist_del_all(&qp->rx);
 	struct sroce_lmsg *msg, *next;
 
-	llist_for_each_entry_safe(msg, next, list, node)
+	llist_for_each_entry_safe(msg, next, list, node) {
+		/* A UC requester waits for no timer: tell it the news. */
+		if (msg->kind == SROCE_LMSG_REQUEST &&
+		    sroce_qp_is_uc(msg->requester)) {
+			sroce_lmsg_put_segs(msg);
+			msg->kind = SROCE_LMSG_RESPONSE;
+			msg->result = SROCE_LMSG_ACK;
+			sroce_deliver(msg->requester, msg);
+			continue;
+		}
 		sroce_lmsg_free(msg);
+	}
 	sroce_ud_drop_rx(qp);
 	skb_queue_purge(&qp->rx_skbs);
 }

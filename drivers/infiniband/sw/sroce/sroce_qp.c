@@ -212,6 +212,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	case IB_QPT_RC:
 		qp->sq_lim.opcodes = SROCE_WQE_OPS_RC;
 		break;
+	case IB_QPT_UC:
+		qp->sq_lim.opcodes = SROCE_WQE_OPS_UC;
+		break;
 	case IB_QPT_UD:
 		qp->sq_lim.opcodes = SROCE_WQE_OPS_UD;
 		break;

@@ -145,13 +145,16 @@ static int sroce_rc_send_request(struct sroce_qp *qp, struct sroce_swqe *sw,
 
 	pkt.opcode = sroce_rc_req_opcode(c->opcode, pkt_idx,
 					 rd ? 1 : sw->npkts);
+	if (sroce_qp_is_uc(qp))
+		pkt.opcode |= SROCE_OPC_UC;
 	info = sroce_opcode_info(pkt.opcode);
 	if (!info)
 		return -EINVAL;
 	pkt.dest_qpn = qp->attr.dest_qp_num;
 	pkt.psn = sroce_psn_add(sw->psn, pkt_idx);
-	pkt.ack_req = (info->flags & SROCE_HDR_LAST) ||
-		      !(pkt.psn % SROCE_ACK_REQ_EVERY);
+	pkt.ack_req = !sroce_qp_is_uc(qp) &&
+		      ((info->flags & SROCE_HDR_LAST) ||
+		       !(pkt.psn % SROCE_ACK_REQ_EVERY));
 	pkt.solicited = (c->flags & SROCE_WQE_SOLICITED) &&
 			(info->flags & SROCE_HDR_LAST);
 	if (info->flags & SROCE_HDR_RETH) {
@@ -494,6 +497,12 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 		if (rd || qp->tx_pkt == sw->npkts) {
 			qp->sq_next++;
 			qp->tx_pkt = 0;
+			/* UC: a message is done once its last packet left. */
+			if (sroce_qp_is_uc(qp)) {
+				qp->una_psn = qp->sent_psn;
+				sroce_complete_send(qp, IB_WC_SUCCESS);
+				continue;
+			}
 		}
 		if (qp->attr.timeout && !qp->resend_at)
 			sroce_arm_timer(qp, jiffies +
@@ -794,6 +803,63 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	}
 }
 
+/*
+ * UC: nothing is acknowledged or resent. A packet after a gap, or one the
+ * responder cannot take, drops the message it belongs to; the receive
+ * WQE a dropped SEND had started stays for the next message. Only a FIRST
+ * or ONLY packet starts a message again.
+ */
+static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
+{
+	sroce_stat_add(why, 1);
+	sroce_rc_release_rx(qp);
+}
+
+static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			     const u8 *payload)
+{
+	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
+	enum sroce_rc_verdict v;
+	enum sroce_rc_seq seq;
+
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (sroce_psn_classify(pkt->psn, qp->rx_expected_psn) ==
+	    SROCE_PSN_DUPLICATE) {
+		sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
+		return;
+	}
+	if (pkt->psn != qp->rx_expected_psn && qp->rx_seq != SROCE_RC_SEQ_NONE)
+		sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
+	qp->rx_expected_psn = sroce_psn_add(pkt->psn, 1);
+
+	seq = sroce_rc_seq_next(qp->rx_seq, pkt->opcode);
+	if (seq == SROCE_RC_SEQ_INVALID ||
+	    !sroce_rc_payload_ok(pkt->opcode, pkt->payload_len, qp->path.mtu)) {
+		/* A message whose start was lost, or a bad packet. */
+		if (qp->rx_seq != SROCE_RC_SEQ_NONE || (flags & SROCE_HDR_FIRST))
+			sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
+		else
+			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (pkt->opcode >= SROCE_OP_WRITE_FIRST &&
+	    pkt->opcode <= SROCE_OP_WRITE_ONLY_IMM)
+		v = sroce_rc_exec_write(qp, pkt, payload);
+	else
+		v = sroce_rc_exec_send(qp, pkt, payload);
+	if (v == SROCE_RC_DONE) {
+		qp->rx_seq = seq;
+		return;
+	}
+	sroce_uc_drop_message(qp, v == SROCE_RC_RNR ?
+				  SROCE_STAT_RX_DROP_NO_RECV :
+				  SROCE_STAT_RX_DROP_PROTOCOL);
+}
+
 static void sroce_rc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			     const u8 *payload)
 {
@@ -903,11 +969,18 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_pkt pkt;
 
 	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
-	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_RC) {
+	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) !=
+	    (sroce_qp_is_uc(qp) ? SROCE_OPC_UC : SROCE_OPC_RC)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
 	sroce_stat_add(SROCE_STAT_RX_PKTS, 1);
+	if (sroce_qp_is_uc(qp)) {
+		/* UC packets are laid out as the RC ones of the same name. */
+		pkt.opcode &= ~SROCE_OPC_SERVICE_MASK;
+		sroce_uc_request(qp, &pkt, skb->data + pkt.hdr_len);
+		return;
+	}
 	info = sroce_opcode_info(pkt.opcode);
 	if (info->flags & SROCE_HDR_REQUEST) {
 		sroce_rc_request(qp, &pkt, skb->data + pkt.hdr_len);
