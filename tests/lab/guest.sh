@@ -152,3 +152,58 @@ teardown_client() {
 			wait_gone 10
 	done
 }
+
+# Connection manager, UD and UC between the VMs with unmodified clients.
+# cm_phases ROLE: ROLE "serve" or "drive"; both VMs walk the same phases
+# in the same order. A client retries until its server listens; both sides
+# must exit 0 and print what proves the data arrived.
+cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
+	local role=$1 name=$2 pat=$3 out rc i
+	if [ "$role" = serve ]; then
+		out=$(timeout 120 bash -c "$4" 2>&1)
+		rc=$?
+		lab_check "$name: server side ($D, status $rc)" \
+			test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
+		[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+		return
+	fi
+	for i in $(seq 1 60); do
+		out=$(timeout 120 bash -c "$5" 2>&1)
+		rc=$?
+		[ "$rc" -eq 0 ] && break
+		grep -qiE "reject|unreachable|couldn't connect|connection refused|unable to|failed to connect|error 8|addr|route" <<<"$out" || break
+		sleep 0.5
+	done
+	lab_check "$name: client side ($D, status $rc)" \
+		test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
+	[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+}
+
+cm_phases() {	# cm_phases ROLE TAG
+	local r=$1 tag=$2 me4=192.0.2.$ME
+	local srv4=$me4 srv6=2001:db8::$ME
+	if [ "$r" = drive ]; then srv4=$PEER4; srv6=2001:db8::$PEER; fi
+	modprobe rdma_ucm
+	cm_phase "$r" "$tag rping -V IPv4" 'ping data: rdma-ping-19' \
+		"rping -s -a $srv4 -C 20 -V -v" "rping -c -a $srv4 -C 20 -V -v"
+	cm_phase "$r" "$tag rping -V IPv6" 'ping data: rdma-ping-9' \
+		"rping -s -a $srv6 -C 10 -V -v" "rping -c -a $srv6 -C 10 -V -v"
+	cm_phase "$r" "$tag ucmatose" 'return status 0' \
+		"ucmatose -b $srv4 -c 2 -C 10" "ucmatose -s $srv4 -c 2 -C 10"
+	cm_phase "$r" "$tag udaddy" 'return status 0' \
+		"udaddy -b $srv4 -c 2 -C 10" "udaddy -s $srv4 -c 2 -C 10"
+	cm_phase "$r" "$tag ibv_ud_pingpong" 'iters in' \
+		"ibv_ud_pingpong -d $D -g $GID4 -n 100 -s 512" \
+		"ibv_ud_pingpong -d $D -g $GID4 -n 100 -s 512 $srv4"
+	cm_phase "$r" "$tag ibv_uc_pingpong -c" 'iters in' \
+		"ibv_uc_pingpong -d $D -g $GID4 -n 100 -c" \
+		"ibv_uc_pingpong -d $D -g $GID4 -n 100 -c $srv4"
+	cm_phase "$r" "$tag ib_send_bw -R" '^ *65536 +200 ' \
+		"ib_send_bw -d $D -R -F -n 200" "ib_send_bw -d $D -R -F -n 200 $srv4"
+	cm_phase "$r" "$tag ib_send_bw -c UD" '^ *1024 +200 ' \
+		"ib_send_bw -d $D -x $GID4 -c UD -F -n 200 -s 1024" \
+		"ib_send_bw -d $D -x $GID4 -c UD -F -n 200 -s 1024 $srv4"
+	cm_phase "$r" "$tag ib_write_bw -c UC" '^ *65536 +200 ' \
+		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200" \
+		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200 $srv4"
+}

@@ -5,7 +5,9 @@
 # - sroce against sroce: IPv4 and IPv6 at path MTU 1024, then under
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
 #   then kill -9, rdma link delete and rmmod under wire traffic;
-# - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024.
+# - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
+# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD and
+#   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC).
 # Prints the checks of both VMs and "wire: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,12 +61,14 @@ drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
+cm_phases serve sroce-sroce
 teardown_server")" "$(guest 11 10 sroce 1500 "
 drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
+cm_phases drive sroce-sroce
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
@@ -72,13 +76,17 @@ pair sroce-rxe "$(guest 10 11 sroce 9000 "
 serve 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
-drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024")" \
+drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
+cm_phases serve 'rxe->sroce'
+cm_phases drive 'sroce->rxe'")" \
 "$(guest 11 10 rxe 9000 "
 export RC_REMOTE_SKIP_DEAD_PEER=1
 drive 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 serve 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
-serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024")"
+serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
+cm_phases drive 'rxe->sroce'
+cm_phases serve 'sroce->rxe'")"
 
 echo "(seed $seed)"
 echo "wire: $passed passed, $failed failed"
