@@ -74,6 +74,13 @@ struct sroce_qp {
 	/* From the QP type: the opcodes it takes, and whether it is UD. */
 	uint32_t wqe_ops;
 	bool ud;
+	/*
+	 * The state this process last moved the QP to. Posting checks it
+	 * as verbs require (no send before RTS, no receive in RESET); the
+	 * kernel, which may move the QP to the error state on its own, only
+	 * ever makes posting more permissive than this says.
+	 */
+	enum ibv_qp_state state;
 	const struct sroce_engine_status *status;
 	/* The ibv_wr_* API: the WQE being built, the first one of the batch. */
 	struct sroce_send_wqe *cur;
@@ -90,6 +97,19 @@ struct sroce_ah {
 	struct ibv_ah ibv_ah;
 	struct sroce_wqe_ud av;
 };
+
+/* Verbs: no send work request is posted to a QP before RTS. */
+static inline bool sroce_qp_can_send(struct sroce_qp *qp)
+{
+	switch (__atomic_load_n(&qp->state, __ATOMIC_RELAXED)) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		return false;
+	default:
+		return true;
+	}
+}
 
 static inline struct sroce_ah *to_sah(struct ibv_ah *ah)
 {

@@ -229,7 +229,7 @@ static void sroce_wr_start(struct ibv_qp_ex *qpx)
 
 	pthread_spin_lock(&qp->sq.lock);
 	qp->batch_start = qp->sq.index;
-	qp->batch_err = 0;
+	qp->batch_err = sroce_qp_can_send(qp) ? 0 : EINVAL;
 	qp->cur = NULL;
 }
 

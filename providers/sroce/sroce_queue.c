@@ -270,9 +270,13 @@ int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	int ret;
 
 	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
-		sqp->sq.index = 0;
-		sqp->rq.index = 0;
+	if (!ret && (attr_mask & IBV_QP_STATE)) {
+		if (attr->qp_state == IBV_QPS_RESET) {
+			sqp->sq.index = 0;
+			sqp->rq.index = 0;
+		}
+		__atomic_store_n(&sqp->state, attr->qp_state,
+				 __ATOMIC_RELAXED);
 	}
 	return ret;
 }
@@ -441,6 +445,10 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t slots = 1U << r->log_slots;
 	int ret = 0, posted = 0;
 
+	if (!sroce_qp_can_send(qp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&r->lock);
 	for (; wr; wr = wr->next) {
 		if (r->index - load_acquire(&r->hdr->consumer) >= slots) {
@@ -475,6 +483,10 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct sroce_recv_wqe *rwqe;
 	int ret = 0, posted = 0, i;
 
+	if (__atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&r->lock);
 	for (; wr; wr = wr->next) {
 		if (r->index - load_acquire(&r->hdr->consumer) >= slots) {
