@@ -242,6 +242,10 @@ static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
 
 	d->expires = 0;
 	memcpy(dgid.raw, ud->dgid, sizeof(dgid.raw));
+	/* The two ends speak the same IP, on the shortcut as on the wire. */
+	if ((rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV4) !=
+	    ipv6_addr_v4mapped((struct in6_addr *)dgid.raw))
+		return -EINVAL;
 	d->local_ifindex = sroce_ifindex_by_gid(&dgid);
 	if (!d->local_ifindex) {
 		err = sroce_net_path_fill(&qp->path, sgid, ud->dgid,
