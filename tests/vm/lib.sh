@@ -61,6 +61,23 @@ objects() {
 	awk -v t="$1" '$1 == t { print $2 }' "$OBJECTS"
 }
 
+# objects_at BASE [TYPE...]: the live objects of each TYPE (default: every
+# type) number as in BASE, an earlier "$(cat $OBJECTS)". The kernel's MAD
+# layer owns a PD, a CQ, QP1 and an MR of each device from rdma link add
+# on, so tests that keep a device compare with a baseline taken after it.
+objects_at() {
+	local base=$1 t
+	shift
+	if [ $# -eq 0 ]; then
+		[ "$(cat "$OBJECTS")" = "$base" ]
+		return
+	fi
+	for t in "$@"; do
+		[ "$(objects "$t")" = "$(awk -v t="$t" '$1 == t { print $2 }' <<<"$base")" ] ||
+			return 1
+	done
+}
+
 objects_zero() {
 	[ "$(objects devices)" = 0 ] && [ "$(objects ucontexts)" = 0 ] &&
 		[ "$(objects pds)" = 0 ]

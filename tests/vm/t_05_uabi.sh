@@ -3,8 +3,9 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 "$T/uabi_probe" sroce0
 rc=$?
 check "uabi_probe finished" test $rc -le 1
-check "no context or PD outlives its file" wait_for 5 sh -c '[ "$(awk "\$1 == \"ucontexts\" || \$1 == \"pds\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+check "no context or PD outlives its file" wait_for 5 objects_at "$base" ucontexts pds
 finish

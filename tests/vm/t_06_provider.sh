@@ -3,11 +3,12 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 check "ibv_devices lists sroce0" sh -c 'ibv_devices | grep -q "sroce0"'
 check "ibv_devinfo -v -d sroce0" sh -c 'ibv_devinfo -v -d sroce0 > /dev/null'
 "$T/pd_loop" sroce0 20 500
-check_eq "no PD left after the loop" 0 "$(objects pds)"
-check_eq "no context left after the loop" 0 "$(objects ucontexts)"
+check "no PD left after the loop" objects_at "$base" pds
+check "no context left after the loop" objects_at "$base" ucontexts
 
 libdir=/usr/lib/x86_64-linux-gnu/libibverbs
 cp "$libdir/libsroce-rdmav34.so" /tmp/libsroce.keep

@@ -3,6 +3,7 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 "$T/rc_integrity" sroce0 1 4 150 "$RANDOM" $((1 << 20))
 check "rc_integrity (IPv4 GID, 4 pairs, 1 MiB max)" test $? -eq 0
 gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
@@ -45,5 +46,5 @@ for t in ib_write_lat ib_read_lat ib_send_lat; do
 done
 check "ib_atomic_lat" perftest ib_atomic_lat -n 200
 check "ib_write_bw, 4 QPs" perftest ib_write_bw -q 4 -n 200
-check "no objects left" wait_for 10 sh -c '[ "$(awk "\$1 != \"devices\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+check "no objects left" wait_for 10 objects_at "$base"
 finish

@@ -4,9 +4,10 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished" test $? -le 1
 timeout 60 "$T/cq_resize" sroce0 1
 check "cq_resize finished" test $? -le 1
-check "no objects left" wait_for 10 sh -c '[ "$(awk "\$1 != \"devices\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+check "no objects left" wait_for 10 objects_at "$base"
 finish

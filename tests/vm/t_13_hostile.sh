@@ -4,9 +4,10 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 for seed in 11 22 33; do
 	timeout 120 "$T/rc_hostile" sroce0 1 2000 $seed
 	check "rc_hostile seed $seed finished" test $? -le 1
 done
-check "no objects left" wait_for 10 sh -c '[ "$(awk "\$1 != \"devices\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+check "no objects left" wait_for 10 objects_at "$base"
 finish

@@ -16,6 +16,7 @@ start_traffic() {
 for how in kill link ndev rmmod; do
 	make_veth v0 1
 	rdma link add sroce0 type sroce netdev v0
+	base=$(cat "$OBJECTS")
 	start_traffic
 	case $how in
 	kill) pkill -9 -x ib_write_bw ;;
@@ -26,6 +27,8 @@ for how in kill link ndev rmmod; do
 	wait $cli $srv 2>/dev/null
 	if [ $how = rmmod ]; then
 		check "module gone after rmmod under traffic" module_unloaded
+	elif [ $how = kill ]; then	# the device stays, with its MAD objects
+		check "no objects left after $how under traffic" wait_for 10 objects_at "$base"
 	else
 		check "no objects left after $how under traffic" wait_for 10 objects_gone
 	fi

@@ -4,6 +4,7 @@
 make_veth v0 1
 ip -6 addr add 2001:db8::7/64 dev v0 nodad
 rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
 src=/usr/share/doc/rdma-core/tests
 if [ ! -d "$src" ]; then
 	echo "not ok - pyverbs tests not installed ($src)"
@@ -21,6 +22,6 @@ grep -E "skipped '" "$work/log" | sed "s/.*skipped '//; s/'$//" | sort | uniq -c
 	sort -rn | sed 's/^/# skipped: /'
 grep -E '^(Ran|OK|FAILED)' "$work/log" | sed 's/^/# /'
 check "pyverbs run completed" test $rc -eq 0
-check "no objects left" wait_for 10 sh -c '[ "$(awk "\$1 != \"devices\" { s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+check "no objects left" wait_for 10 objects_at "$base"
 rm -rf "$work"
 finish

@@ -1,0 +1,309 @@
+# UD QPs and rdma_cm on one host: our ud_test program (IPv4 and IPv6 GIDs,
+# privileged Q_Keys as root and as nobody, AHs without system calls), the
+# unmodified rdma-core and perftest clients with their data checks, a
+# connect nobody answers, teardown under traffic (kill -9, rdma link
+# delete) and a few hundred connection setups and teardowns, after which
+# `rdma resource show` and the driver's objects are back to the baseline
+# (the kernel MAD layer's PD, CQ, QP1 and MR).
+. ./lib.sh
+make_veth v0 1
+rdma link add sroce0 type sroce netdev v0
+modprobe rdma_ucm
+# Second addresses: the sender's GID differs from the receiver's.
+ip addr add 192.0.2.11/24 dev v0
+ip -6 addr add 2001:db8::11/64 dev v0 nodad
+LOG=$(mktemp -d)
+
+gid_index() {	# gid_index TEXT: the index of sroce0's GID shown as TEXT
+	ibv_devinfo -v -d sroce0 | awk -v g="$1" '/GID\[/ {
+		s = $0; sub(/.*GID\[ */, "", s); i = s + 0
+		sub(/^[0-9]+\]:[ \t]*/, "", s); sub(/,.*/, "", s)
+		if (s == g) { print i; exit } }'
+}
+have_gid() { [ -n "$(gid_index "$1")" ]; }
+for g in ::ffff:192.0.2.11 2001:db8::1 2001:db8::11; do
+	wait_for 10 have_gid $g || echo "# no GID $g"
+done
+g4=$(gid_index ::ffff:192.0.2.1)
+g4b=$(gid_index ::ffff:192.0.2.11)
+g6=$(gid_index 2001:db8::1)
+g6b=$(gid_index 2001:db8::11)
+echo "# GIDs: IPv4 $g4, $g4b; IPv6 $g6, $g6b"
+check_eq "GID 1 is ::ffff:192.0.2.1" 1 "$g4"
+
+stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
+res_now() { rdma resource show | sed -n 's/^[0-9]*: sroce0: //p'; }
+res0=$(res_now)
+obj0=$(cat "$OBJECTS")
+echo "# baseline: $res0 / $(echo $obj0)"
+baseline_sane() { grep -q 'qp 1 .*ctx 0 ' <<<"$res0" && [ "$(objects qps)" = 1 ]; }
+check "baseline: the MAD layer's QP1, no user context" baseline_sane
+at_baseline() { [ "$(res_now)" = "$res0" ] && objects_at "$obj0"; }
+check_baseline() {	# check_baseline WHEN
+	if wait_for 10 at_baseline; then
+		echo "ok - rdma resource show and objects at the baseline $1"
+	else
+		echo "not ok - rdma resource show and objects at the baseline $1:" \
+			"'$(res_now)' / '$(echo $(cat "$OBJECTS"))'"
+		failures=$((failures + 1))
+	fi
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# listening COMM: an rdma_cm listener of the program COMM on sroce0.
+listening() { rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*comm $1 "; }
+tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+
+# pair READY SERVER... -- CLIENT...: runs the server, once READY (a shell
+# command) succeeds the client; sets srv_rc and cli_rc, leaves the output
+# in $LOG/srv and $LOG/cli.
+pair() {
+	local ready=$1 s=()
+	shift
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	timeout 60 "${s[@]}" > "$LOG/srv" 2>&1 &
+	local spid=$!
+	wait_for 10 eval "$ready" || echo "# server not ready: $ready"
+	timeout 60 "$@" > "$LOG/cli" 2>&1
+	cli_rc=$?
+	wait $spid
+	srv_rc=$?
+}
+both_ok() {
+	[ "$cli_rc" = 0 ] && [ "$srv_rc" = 0 ] && return 0
+	echo "# client exit $cli_rc, server exit $srv_rc"
+	tail -n 5 "$LOG/srv" "$LOG/cli" | sed 's/^/#   /'
+	return 1
+}
+n_lines() { grep -c -- "$2" "$LOG/$1"; }
+
+echo "# setup took $SECONDS s"
+# --- ud_test: the UD semantics -------------------------------------------
+timeout 60 "$T/ud_test" sroce0 "$g4" "$g4b"
+check "ud_test, IPv4 GIDs ($g4b to $g4)" test $? -eq 0
+timeout 60 "$T/ud_test" sroce0 "${g6:-2}" "${g6b:-4}"
+check "ud_test, IPv6 GIDs ($g6b to $g6)" test $? -eq 0
+
+ls -l /dev/infiniband/uverbs* | sed 's/^/# /'
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	timeout 30 "$T/ud_test" sroce0 1 qkey-priv > "$LOG/nobody" 2>&1
+rc=$?
+cat "$LOG/nobody"
+check "ud_test qkey-priv as nobody finished" test $rc -eq 0
+check_eq "as nobody, both privileged Q_Keys refused with EPERM" 2 \
+	"$(grep -c '^ok - without CAP_NET_RAW.*refused with EPERM' "$LOG/nobody")"
+timeout 30 "$T/ud_test" sroce0 1 qkey-priv > "$LOG/root" 2>&1
+rc=$?
+cat "$LOG/root"
+check "ud_test qkey-priv as root finished" test $rc -eq 0
+check_eq "as root, both privileged Q_Keys set" 2 \
+	"$(grep -c '^ok - with CAP_NET_RAW' "$LOG/root")"
+
+if command -v strace > /dev/null; then
+	strace -f -o "$LOG/strace" -e trace=ioctl,write,writev,read \
+		"$T/ud_test" sroce0 1 ah-syscalls > "$LOG/ah" 2>&1
+	rc=$?
+	calls=$(sed -n '/"ah-begin/,/"ah-end/p' "$LOG/strace" | grep -vc '"ah-')
+	check "1000 AHs created and destroyed under strace" \
+		test $rc -eq 0 -a "$(grep -c '^ok - 1000 AHs' "$LOG/ah")" = 1
+	check_eq "strace saw both markers" 2 "$(grep -c 'write(1, "ah-' "$LOG/strace")"
+	check_eq "creating and destroying 1000 AHs makes no system call" 0 "$calls"
+else
+	echo "# no strace: the AH system call count is not checked"
+fi
+
+echo "# ud_test done at $SECONDS s"
+# --- ibv_ud_pingpong ------------------------------------------------------
+udpp() {	# udpp GID: 200 exchanges of 1024 B, buffers checked
+	local r0=$(stat ud_received) q0=$(stat rx_drop_qkey) n0=$(stat rx_drop_no_recv)
+	pair "tcp_listening 18515" ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c \
+		-- ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c 127.0.0.1
+	both_ok || return 1
+	[ "$(n_lines srv '200 iters in')" = 1 ] && [ "$(n_lines cli '200 iters in')" = 1 ] ||
+		{ echo "# no '200 iters in' line"; return 1; }
+	! grep -qi 'invalid data' "$LOG/srv" "$LOG/cli" || { echo "# data check failed"; return 1; }
+	local r=$(( $(stat ud_received) - r0 ))
+	[ "$r" -ge 400 ] || { echo "# ud_received grew by $r"; return 1; }
+	[ "$(stat rx_drop_qkey)" = "$q0" ] && [ "$(stat rx_drop_no_recv)" = "$n0" ] ||
+		{ echo "# datagrams dropped"; return 1; }
+}
+check "ibv_ud_pingpong -c, IPv4 (both sides, 400+ datagrams counted, none dropped)" udpp "$g4"
+check "ibv_ud_pingpong -c, IPv6" udpp "${g6:-2}"
+
+# --- rdma_cm clients --------------------------------------------------------
+rping_pair() {	# rping_pair ADDR: 20 validated pings of 4000 B
+	pair "listening rping" rping -s -a "$1" -C 20 -S 4000 -V -v \
+		-- rping -c -a "$1" -C 20 -S 4000 -V -v
+	both_ok || return 1
+	[ "$(n_lines cli '^ping data: rdma-ping-')" = 20 ] &&
+		[ "$(n_lines srv '^server ping data: rdma-ping-')" = 20 ] &&
+		grep -q '^ping data: rdma-ping-19: ' "$LOG/cli" &&
+		! grep -qiE 'mismatch|fail' "$LOG/srv" "$LOG/cli" ||
+		{ echo "# pings: $(n_lines cli '^ping data') client, $(n_lines srv '^server ping data') server"
+		  grep -iE 'mismatch|fail' "$LOG/srv" "$LOG/cli" | head -n 5 | sed 's/^/#   /'
+		  return 1; }
+}
+check "rping -V -C 20 -S 4000, IPv4 (20 pings validated on both sides)" rping_pair 192.0.2.1
+check "rping -V -C 20 -S 4000, IPv6" rping_pair 2001:db8::1
+
+cmatose() {	# cmatose TOOL ADDR ARGS...: both sides report success
+	pair "listening $1" "$1" -b "$2" "${@:3}" -- "$1" -s "$2" "${@:3}"
+	both_ok || return 1
+	local f
+	for f in srv cli; do
+		[ "$(n_lines $f '^data transfers complete')" = 1 ] &&
+			[ "$(n_lines $f '^return status 0')" = 1 ] ||
+			{ echo "# $f: no 'data transfers complete'/'return status 0'"; return 1; }
+	done
+}
+check "ucmatose -c 4 -C 20 -S 2000, IPv4" cmatose ucmatose 192.0.2.1 -c 4 -C 20 -S 2000
+check "ucmatose -c 2 -C 10, IPv6" cmatose ucmatose 2001:db8::1 -c 2 -C 10
+check "udaddy -c 4 -C 20, IPv4 (UD through SIDR, replies through the GRH)" \
+	cmatose udaddy 192.0.2.1 -c 4 -C 20
+check "udaddy -c 2 -C 10, IPv6" cmatose udaddy 2001:db8::1 -c 2 -C 10
+
+rdma_srv_cli() {
+	pair "listening rdma_server" rdma_server -s 192.0.2.1 -- rdma_client -s 192.0.2.1
+	both_ok && grep -q '^rdma_server: end 0' "$LOG/srv" &&
+		grep -q '^rdma_client: end 0' "$LOG/cli"
+}
+check "rdma_server / rdma_client (end 0 on both sides)" rdma_srv_cli
+
+rstream_pair() {	# 1000 transfers of 4 KiB over rsockets, verified
+	pair "listening rstream" rstream -b 192.0.2.1 -S 4096 -C 1000 -T v \
+		-- rstream -s 192.0.2.1 -S 4096 -C 1000 -T v
+	both_ok && grep -qE '^custom +4k +1k ' "$LOG/srv" &&
+		grep -qE '^custom +4k +1k ' "$LOG/cli" &&
+		! grep -qi mismatch "$LOG/srv" "$LOG/cli"
+}
+check "rstream -T v (verified data, result line on both sides)" rstream_pair
+
+# perftest TOOL ARGS...: through rdma_cm (-R) or TCP; a result line each side.
+perftest() {
+	local ready="tcp_listening 18515" addr=127.0.0.1
+	case " $* " in *" -R "*) ready="listening $1"; addr=192.0.2.1 ;; esac
+	pair "$ready" "$1" -d sroce0 -x 1 -F "${@:2}" -- "$1" -d sroce0 -x 1 -F "${@:2}" $addr
+	both_ok || return 1
+	grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/cli" &&
+		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/srv" ||
+		{ echo "# no result line"; return 1; }
+	case " $* " in
+	*" -R "*) grep -q 'Data ex. method : rdma_cm' "$LOG/cli" ;;
+	esac
+}
+for t in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat; do
+	check "$t -R" perftest $t -R
+done
+check "ib_send_bw -c UD -a" perftest ib_send_bw -c UD -a -n 50
+check "ib_send_lat -c UD" perftest ib_send_lat -c UD -s 1024
+check "ib_send_bw -c UD -R" perftest ib_send_bw -c UD -R
+check_baseline "after the clients"
+
+echo "# clients done at $SECONDS s"
+# --- a connect nobody answers ---------------------------------------------
+rejected() {	# rejected ADDR: rping to port 9999 fails, REJECTED, within 10 s
+	local t0=$(date +%s%N) rc el
+	timeout 20 rping -c -a "$1" -p 9999 -C 1 > "$LOG/rej" 2>&1
+	rc=$?
+	el=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "# rping to $1:9999: exit $rc after $el ms: $(head -n 1 "$LOG/rej")"
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $el -lt 10000 ] &&
+		grep -q 'RDMA_CM_EVENT_REJECTED' "$LOG/rej"
+}
+check "rping to a port nobody listens on is rejected within 10 s, IPv4" rejected 192.0.2.1
+check "and IPv6" rejected 2001:db8::1
+
+# --- teardown under traffic -----------------------------------------------
+# (No timeout(1) around what gets killed: kill -9 would hit timeout only.)
+# kill -9 an ib_send_bw -R client mid-run: its resources go, the server's
+# connection is disconnected by the CM (perftest's server itself keeps
+# polling for a peer that is gone, so it is killed afterwards).
+ib_send_bw -d sroce0 -x 1 -F -R -D 30 > "$LOG/srv" 2>&1 &
+srv=$!
+wait_for 10 listening ib_send_bw
+ib_send_bw -d sroce0 -x 1 -F -R -D 30 192.0.2.1 > "$LOG/cli" 2>&1 &
+cli=$!
+connected() { rdma res show cm_id | grep -q "state CONNECT .*pid $cli "; }
+check "ib_send_bw -R connected" wait_for 10 connected
+sleep 2
+w0=$(stat wqes)
+sleep 0.5
+check "and traffic flows" test "$(stat wqes)" -gt "$w0"
+kill -9 $cli
+wait $cli 2>/dev/null
+disconnected() {
+	! rdma res show cm_id | grep -qE "state CONNECT |pid $cli " &&
+		[ "$(rdma res show cm_id | grep -c "state DISCONNECT .*pid $srv ")" -ge 1 ]
+}
+check "after kill -9 of the client, its cm_ids are gone and the server's disconnected within 10 s" \
+	wait_for 10 disconnected
+rdma res show cm_id | sed 's/^/# /'
+kill -9 $srv
+wait $srv 2>/dev/null
+check_baseline "after kill -9 under ib_send_bw -R"
+
+# kill -9 an rping client mid-run: the server sees the disconnect and exits.
+rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
+srv=$!
+wait_for 10 listening rping
+rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
+cli=$!
+sleep 3
+check "rping is pinging" test "$(n_lines cli '^ping data')" -gt 0
+kill -9 $cli
+wait $cli 2>/dev/null
+check "after kill -9 of the rping client, the server exits within 10 s" wait_for 10 gone $srv
+kill -9 $srv 2>/dev/null
+wait $srv 2>/dev/null
+check_baseline "after kill -9 under rping"
+
+echo "# teardown under traffic done at $SECONDS s"
+# --- connection setups and teardowns ----------------------------------------
+rounds=${SROCE_TEST_CM_ROUNDS:-200}
+t0=$SECONDS
+rping -s -P -a 192.0.2.1 -S 64 -V > "$LOG/psrv" 2>&1 &
+srv=$!
+wait_for 10 listening rping
+: > "$LOG/pcli"
+bad=0
+for i in $(seq "$rounds"); do
+	timeout 20 rping -c -a 192.0.2.1 -C 1 -S 64 -V -v >> "$LOG/pcli" 2>&1 ||
+		bad=$((bad + 1))
+done
+check_eq "$rounds rping connections (persistent server), all exit 0" 0 "$bad"
+check_eq "and each validated its ping" "$rounds" "$(n_lines pcli '^ping data: rdma-ping-0: ')"
+kill $srv
+wait $srv 2>/dev/null
+bad=0
+for i in $(seq $((rounds / 20))); do
+	timeout 30 ucmatose -b 192.0.2.1 -c 10 -C 1 > "$LOG/srv" 2>&1 &
+	s=$!
+	wait_for 10 listening ucmatose
+	timeout 30 ucmatose -s 192.0.2.1 -c 10 -C 1 > "$LOG/cli" 2>&1 || bad=$((bad + 1))
+	wait $s || bad=$((bad + 1))
+	grep -q '^return status 0' "$LOG/cli" || bad=$((bad + 1))
+done
+check_eq "$((rounds / 2)) ucmatose connections in rounds of 10" 0 "$bad"
+echo "# $((rounds * 3 / 2)) connections set up and torn down in $((SECONDS - t0)) s"
+check_baseline "after $((rounds * 3 / 2)) connections"
+
+# --- rdma link delete under rping -------------------------------------------
+rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
+srv=$!
+wait_for 10 listening rping
+rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
+cli=$!
+sleep 3
+check "rping is pinging before the delete" test "$(n_lines cli '^ping data')" -gt 0
+check "rdma link delete under rping" timeout 30 rdma link delete sroce0
+both_gone() { gone $srv && gone $cli; }
+check "both rping sides exit within 10 s of the delete" wait_for 10 both_gone
+grep -h -i 'removal' "$LOG/srv" "$LOG/cli" | sort | uniq -c | sed 's/^/# /'
+kill -9 $srv $cli 2>/dev/null
+wait $srv $cli 2>/dev/null
+check "no objects left after the delete" wait_for 10 objects_zero
+check "and no driver object at all" wait_for 10 sh -c \
+	'[ "$(awk "{ s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
+rm -rf "$LOG"
+echo "# t_18 took $SECONDS s"
+finish
