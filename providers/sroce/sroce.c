@@ -156,6 +156,7 @@ static void sroce_free_context(struct ibv_context *ibv_ctx)
 
 static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
@@ -166,6 +167,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_modify_qp,
 	.poll_cq = sroce_poll_cq,

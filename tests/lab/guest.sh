@@ -84,9 +84,13 @@ lab_check() {	# lab_check DESCRIPTION CMD...
 	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fi
 }
 
-objects_gone() {	# no driver object but devices left
-	[ "$(awk '$1 != "devices" { s += $2 } END { print s + 0 }' \
-		/sys/kernel/debug/sroce/objects)" = 0 ]
+objects_gone() {	# nothing left but devices and their MAD layer's objects
+	# Each device's GSI QP comes with the PD, MR and CQ the MAD layer
+	# allocates for it; everything else must be gone.
+	awk '{ v[$1] = $2 } END { d = v["devices"]
+		exit !(v["ucontexts"] == 0 && v["ahs"] == 0 && v["pds"] == d &&
+		       v["cqs"] == d && v["qps"] == d && v["mrs"] == d) }' \
+		/sys/kernel/debug/sroce/objects
 }
 
 wait_gone() {	# wait_gone SECONDS: until objects_gone
@@ -144,6 +148,8 @@ teardown_client() {
 				<<<"$out" || break
 			sleep 0.2
 		done
+		grep -q "RDMA_Write BW Test" <<<"$out" ||
+			tail -n 8 <<<"$out" | sed 's/^/# /'
 		lab_check "wire teardown round $round: the client connected" \
 			grep -q "RDMA_Write BW Test" <<<"$out"
 		lab_check "wire teardown round $round: the client ended (status $rc)" \

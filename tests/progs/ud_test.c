@@ -812,6 +812,68 @@ static void reply_from_wc(struct end *a, struct end *b, struct ibv_ah *ah)
 	ibv_destroy_ah(back);
 }
 
+/*
+ * Multicast: two receivers attached to a group get every datagram sent to
+ * it (QPN 0xffffff), with the group as the GRH destination; a detached
+ * QP gets nothing more; attach and detach refuse what they must.
+ */
+static void multicast(struct end *a)
+{
+	static const uint8_t v6[16] = { 0xff, 0x0e, [13] = 0x09, [15] = 0x42 };
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 239, 9, 9, 42 };
+	union ibv_gid mgid;
+	struct end b, c;
+	struct ibv_ah *ah;
+	char why[160] = "";
+	int i;
+
+	memcpy(mgid.raw, gid_is_v4(&sgid) ? v4 : v6, 16);
+	make_end(&b, QKEY, false);
+	make_end(&c, QKEY, false);
+	tl_check(ibv_attach_mcast(b.qp, &rgid, 0) != 0,
+		 "attaching to a unicast GID is refused");
+	tl_check(!ibv_attach_mcast(b.qp, &mgid, 0) &&
+		 !ibv_attach_mcast(c.qp, &mgid, 0),
+		 "two UD QPs attach to the group: %s", strerror(errno));
+	ah = make_ah(&mgid, sgid_index);
+	if (!ah)
+		tl_die("ibv_create_ah(multicast)");
+
+	for (i = 0; i < 3; i++) {
+		post_recv(&b, i, SLOT, false);
+		post_recv(&c, i, SLOT, false);
+	}
+	send_one(a, ah, 0xffffff, QKEY, 100, 0x5c, "datagram to the group");
+	expect_recv(&b, a->qp->qp_num, 0, 100, 0x5c, "the first member got it");
+	expect_recv(&c, a->qp->qp_num, 0, 100, 0x5c, "the second member got it");
+	tl_check(grh_ok(rslot(&b, 0), &sgid, &mgid, 100, false, HOP_LIMIT, why,
+			sizeof(why)),
+		 "its GRH names the group as destination%s%s", *why ? ": " : "",
+		 why);
+
+	tl_check(!ibv_detach_mcast(c.qp, &mgid, 0), "the second member detaches");
+	tl_check(ibv_detach_mcast(c.qp, &mgid, 0) != 0,
+		 "detaching twice is refused");
+	send_one(a, ah, 0xffffff, QKEY, 200, 0x5d, "second datagram");
+	expect_recv(&b, a->qp->qp_num, 1, 200, 0x5d,
+		    "the remaining member got the second");
+	tl_check(quiet_for(c.rcq, 300), "the detached QP got nothing");
+
+	tl_check(!ibv_detach_mcast(b.qp, &mgid, 0), "the last member detaches");
+	send_one(a, ah, 0xffffff, QKEY, 50, 0x5e, "datagram to an empty group");
+	tl_check(quiet_for(b.rcq, 300), "nobody gets a datagram after detach");
+
+	/* uverbs keeps a QP with attachments from being destroyed. */
+	tl_check(!ibv_attach_mcast(c.qp, &mgid, 0), "attach again");
+	errno = 0;
+	tl_check(ibv_destroy_qp(c.qp) == EBUSY || errno == EBUSY,
+		 "an attached QP cannot be destroyed (EBUSY)");
+	tl_check(!ibv_detach_mcast(c.qp, &mgid, 0), "detach before destroying");
+	ibv_destroy_ah(ah);
+	free_end(&b);
+	free_end(&c);
+}
+
 /* AHs: made in userspace only, and RoCE needs a GRH. */
 static void address_handles(void)
 {
@@ -989,6 +1051,7 @@ int main(int argc, char **argv)
 		drops(&a, &b, ah);
 		too_small(&a, &b, ah);
 		reply_from_wc(&a, &b, ah);
+		multicast(&a);
 		ibv_destroy_ah(ah);
 		free_end(&a);
 		free_end(&b);

@@ -162,6 +162,21 @@ check "udaddy -c 4 -C 20, IPv4 (UD through SIDR, replies through the GRH)" \
 	cmatose udaddy 192.0.2.1 -c 4 -C 20
 check "udaddy -c 2 -C 10, IPv6" cmatose udaddy 2001:db8::1 -c 2 -C 10
 
+mckey_pair() {	# mckey_pair BIND GROUP: 10 datagrams through a multicast group
+	pair "grep -q 'receiving data transfers' $LOG/srv" \
+		stdbuf -oL mckey -m "$2" -b "$1" -C 10 -- \
+		mckey -m "$2" -b "$1" -s -C 10
+	both_ok || return 1
+	grep -q '^data transfers complete' "$LOG/srv" &&
+		grep -q '^data transfers complete' "$LOG/cli" ||
+		{ echo "# mckey: no 'data transfers complete'"; return 1; }
+}
+check "mckey, IPv4 group 239.1.2.3 (attach, 10 datagrams, detach)" \
+	mckey_pair 192.0.2.1 239.1.2.3
+# No IPv6 mckey: the kernel's rdma_cm refuses IPv6 multicast joins on
+# RoCEv2 (ENOTSUPP in cma_iboe_join_multicast); ud_test attaches IPv6 groups
+# through verbs instead.
+
 rdma_srv_cli() {
 	pair "listening rdma_server" rdma_server -s 192.0.2.1 -- rdma_client -s 192.0.2.1
 	both_ok && grep -q '^rdma_server: end 0' "$LOG/srv" &&

@@ -44,6 +44,10 @@
 #define SROCE_MAX_MR_SIZE BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC 16
 #define SROCE_MAX_AH 0x10000
+#define SROCE_MAX_MCAST_GRP 64
+#define SROCE_MAX_MCAST_QP_ATTACH 16
+/* The destination QPN of a datagram to a multicast group. */
+#define SROCE_MCAST_QPN 0xffffff
 /* Wire RC: unacknowledged packets a requester may have in flight. */
 #define SROCE_WIRE_WINDOW 256
 /* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
@@ -89,9 +93,8 @@ struct sroce_dev {
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
 	struct sroce_worker *workers;
-	/* The wire (sroce_net.c): owner of our TX skbs, and their count. */
+	/* The wire (sroce_net.c): owner of our TX skbs (sk_wmem_alloc). */
 	struct socket *tx_sock;
-	atomic_t tx_inflight;
 	bool net_open;
 };
 
@@ -422,7 +425,6 @@ void sroce_stat_add(enum sroce_stat stat, u64 n);
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 
-bool sroce_find_device_by_gid(const union ib_gid *gid);
 int sroce_ifindex_by_gid(const union ib_gid *gid);
 
 /* sroce_device.c */
@@ -446,6 +448,14 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+
+/* sroce_mcast.c */
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void sroce_mcast_detach_all(struct sroce_qp *qp);
+bool sroce_mcast_gid_ok(const union ib_gid *gid);
+bool sroce_mcast_rx(struct net_device *ndev, const union ib_gid *mgid,
+		    struct sk_buff *skb);
 
 /* sroce_pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

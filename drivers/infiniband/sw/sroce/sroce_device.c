@@ -34,6 +34,10 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
+					  SROCE_MAX_MCAST_QP_ATTACH;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;

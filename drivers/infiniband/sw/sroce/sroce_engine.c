@@ -310,16 +310,13 @@ u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
 	struct sroce_swqe *sw = sroce_swqe_at(qp, index);
 	const struct sroce_send_wqe *ring = sroce_queue_slot(&qp->sq, index);
 	size_t extra = 0;
+	u8 status;
 
 	memcpy(sw->wqe, ring, SROCE_SEND_WQE_BASE);
-	switch (sroce_wqe_check_ctrl(&sw->wqe->ctrl, &qp->sq_lim, &extra)) {
-	case SROCE_WQE_OK:
-		break;
-	case SROCE_WQE_BAD_LENGTH:
-		return IB_WC_LOC_LEN_ERR;
-	default:
-		return IB_WC_LOC_QP_OP_ERR;
-	}
+	status = sroce_wqe_status(sroce_wqe_check_ctrl(&sw->wqe->ctrl,
+						       &qp->sq_lim, &extra));
+	if (status != IB_WC_SUCCESS)
+		return status;
 	memcpy(sw->wqe->sge, ring->sge, extra);
 	if (sroce_wqe_check_sges(&sw->wqe->ctrl, sw->wqe->sge, &sw->msg_len))
 		return IB_WC_LOC_LEN_ERR;
@@ -937,26 +934,17 @@ static int sroce_qp_process(struct sroce_qp *qp)
 	int budget = SROCE_QP_BUDGET;
 	int done;
 
-	if (sroce_qp_is_ud(qp)) {
+	if (sroce_qp_is_ud(qp))
 		done = sroce_ud_receive_context(qp, &budget);
-		switch (READ_ONCE(qp->state)) {
-		case IB_QPS_RTS:
-			sroce_ud_send_context(qp, &budget);
-			break;
-		case IB_QPS_ERR:
-			sroce_flush(qp);
-			break;
-		default:
-			break;
-		}
-		return done + SROCE_QP_BUDGET - budget;
-	}
-	done = sroce_receive_context(qp);
+	else
+		done = sroce_receive_context(qp);
 	if (qp->wire)
 		done += sroce_rc_receive_context(qp, &budget);
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
-		if (qp->wire)
+		if (sroce_qp_is_ud(qp))
+			sroce_ud_send_context(qp, &budget);
+		else if (qp->wire)
 			sroce_rc_send_context(qp, &budget);
 		else
 			sroce_send_context(qp, &budget);
@@ -1064,7 +1052,14 @@ static int sroce_worker_fn(void *arg)
 			__set_current_state(TASK_RUNNING);
 		} else {
 			sroce_stat_add(SROCE_STAT_SLEEPS, 1);
-			schedule();
+			/*
+			 * The stack frees our skbs without telling us: with
+			 * the TX socket full, look again a jiffy later.
+			 */
+			if (w->sdev->net_open && sroce_net_tx_full(w->sdev))
+				schedule_timeout(1);
+			else
+				schedule();
 		}
 		WRITE_ONCE(*status, 0);
 		idle_since = ktime_get_ns();

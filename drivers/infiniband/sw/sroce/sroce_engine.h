@@ -45,6 +45,19 @@ bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 
 /* Send and receive queues ------------------------------------------------ */
 
+/* The completion status of a WQE that failed validation. */
+static inline u8 sroce_wqe_status(enum sroce_wqe_verdict v)
+{
+	switch (v) {
+	case SROCE_WQE_OK:
+		return IB_WC_SUCCESS;
+	case SROCE_WQE_BAD_LENGTH:
+		return IB_WC_LOC_LEN_ERR;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+}
+
 static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
 	return &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];

@@ -136,6 +136,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_cq = sroce_create_cq,
@@ -145,6 +146,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
+	.detach_mcast = sroce_detach_mcast,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_attr_group,
@@ -193,28 +195,10 @@ static struct sroce_dev *sroce_find_locked(struct net_device *ndev)
 	return NULL;
 }
 
-/* The same-host shortcut reaches a GID if a sroce device here owns it. */
-bool sroce_find_device_by_gid(const union ib_gid *gid)
-{
-	const struct ib_gid_attr *attr;
-	struct sroce_dev *sdev;
-	bool found = false;
-
-	mutex_lock(&sroce_devices_lock);
-	list_for_each_entry(sdev, &sroce_devices, list) {
-		attr = rdma_find_gid(&sdev->ibdev, gid,
-				     IB_GID_TYPE_ROCE_UDP_ENCAP, NULL);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&sroce_devices_lock);
-	return found;
-}
-
-/* The netdev of the sroce device here that owns gid, or 0. */
+/*
+ * The netdev of the sroce device here that owns gid, or 0: a GID the
+ * same-host shortcut reaches.
+ */
 int sroce_ifindex_by_gid(const union ib_gid *gid)
 {
 	const struct ib_gid_attr *attr;

@@ -5,9 +5,12 @@
  * Rules:
  * - one pair of UDP sockets (IPv4, IPv6) receives for every sroce device;
  *   the first device to open the wire creates them, the last closes them;
- * - every skb sroce sends is charged to its device (tx_inflight) until
- *   the stack frees it; a device closes its wire only after all of them
- *   are freed, so the destructor never runs on freed memory or code;
+ * - every skb sroce sends is owned by its device's TX socket
+ *   (skb_set_owner_w: the core's sock_wfree releases it), so a device
+ *   stops sending while too many bytes sit in the stack, and closes its
+ *   wire at once: a driver below may hold a sent skb indefinitely (virtio
+ *   frees TX skbs lazily), and the socket lives until the last one is
+ *   freed, with no code of ours left to run;
  * - a received packet is checked here, in softirq, for its length, its
  *   ICRC and a wire QP on the receiving netdev; only then does it go to
  *   that QP's worker, which parses the headers. Every drop has a counter.
@@ -30,9 +33,8 @@
 #include <sroce/roce_hdr.h>
 #include "sroce.h"
 
-/* Back-pressure: a device stops sending at MAX skbs in the stack. */
-#define SROCE_TX_INFLIGHT_MAX 512
-#define SROCE_TX_INFLIGHT_LOW 128
+/* Back-pressure: a device stops sending at this many bytes in the stack. */
+#define SROCE_TX_BYTES_MAX (4U << 20)
 
 static DEFINE_MUTEX(sroce_net_lock);
 static unsigned int sroce_net_users;	/* devices with the wire open */
@@ -69,6 +71,27 @@ static struct sroce_qp *sroce_net_rx_qp(struct net_device *ndev, u32 qpn)
 	return qp;
 }
 
+/* A datagram to a multicast group: its members are found by IP address. */
+static void sroce_net_rx_mcast(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	union ib_gid mgid;
+
+	if (is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
+	if (!sroce_mcast_gid_ok(&mgid)) {
+		kfree_skb(skb);
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+	} else if (!sroce_mcast_rx(ndev, &mgid, skb)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+	}
+}
+
 /*
  * Only what finding the QP needs happens here (length, ICRC, BTH
  * destination); the QP's worker parses the rest, once.
@@ -99,6 +122,10 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 
+	if (sroce_bth_dest_qpn(skb->data) == SROCE_MCAST_QPN) {
+		sroce_net_rx_mcast(skb);
+		return 0;
+	}
 	qp = sroce_net_rx_qp(skb->dev, sroce_bth_dest_qpn(skb->data));
 	if (!qp || !sroce_net_dev_matches(qp, skb->dev)) {
 		if (qp)
@@ -198,26 +225,17 @@ int sroce_net_open(struct sroce_dev *sdev)
 		sroce_net_put_sockets();
 		return err;
 	}
-	sdev->tx_sock->sk->sk_user_data = sdev;
-	atomic_set(&sdev->tx_inflight, 0);
 	sdev->net_open = true;
 	return 0;
 }
 
-/* After every QP of the device is gone. */
+/* After every QP of the device is gone; skbs still in the stack keep the
+ * socket's memory until they are freed.
+ */
 void sroce_net_close(struct sroce_dev *sdev)
 {
-	unsigned int waited = 0;
-
 	if (!sdev->net_open)
 		return;
-	while (atomic_read(&sdev->tx_inflight)) {
-		if (++waited % 1000 == 0)
-			pr_warn("sroce: %s waits for %d packets in the stack\n",
-				dev_name(&sdev->ibdev.dev),
-				atomic_read(&sdev->tx_inflight));
-		usleep_range(1000, 2000);
-	}
 	sock_release(sdev->tx_sock);
 	sdev->tx_sock = NULL;
 	sroce_net_put_sockets();
@@ -342,18 +360,7 @@ struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
 
 bool sroce_net_tx_full(struct sroce_dev *sdev)
 {
-	return atomic_read(&sdev->tx_inflight) >= SROCE_TX_INFLIGHT_MAX;
-}
-
-static void sroce_net_tx_done(struct sk_buff *skb)
-{
-	struct sroce_dev *sdev = skb->sk->sk_user_data;
-	unsigned int i;
-
-	/* Workers that stopped on a full stack wait for this. */
-	if (atomic_dec_return(&sdev->tx_inflight) == SROCE_TX_INFLIGHT_LOW)
-		for (i = 0; i < sdev->num_workers; i++)
-			sroce_engine_kick(&sdev->workers[i]);
+	return sk_wmem_alloc_get(sdev->tx_sock->sk) >= SROCE_TX_BYTES_MAX;
 }
 
 static void sroce_net_push_ip(struct sroce_path *path, struct sk_buff *skb,
@@ -433,9 +440,7 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 
 	skb->dev = sdev->ndev;
 	skb->ip_summed = CHECKSUM_NONE;
-	skb->sk = sdev->tx_sock->sk;
-	skb->destructor = sroce_net_tx_done;
-	atomic_inc(&sdev->tx_inflight);
+	skb_set_owner_w(skb, sdev->tx_sock->sk);
 
 	if (path->ipv6)
 		err = ip6_local_out(&init_net, NULL, skb);

@@ -296,6 +296,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
+	sroce_mcast_detach_all(qp);
 	sroce_engine_remove_qp(qp);
 	/*
 	 * Messages that name this QP hold references: those queued to it
@@ -387,7 +388,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * shortcut; any other goes on the wire.
 	 */
 	if (mask & IB_QP_AV)
-		wire = !sroce_find_device_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid);
+		wire = !sroce_ifindex_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid);
 	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR && !wire)
 		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 

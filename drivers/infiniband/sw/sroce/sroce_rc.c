@@ -1080,7 +1080,7 @@ bool sroce_rc_has_work(struct sroce_qp *qp)
 	if (qp->ctrl_pending || qp->ack_pending)
 		return true;
 	if (sroce_net_tx_full(qp->sdev))
-		return false;	/* the TX completion kicks the worker */
+		return false;	/* the worker looks again a jiffy later */
 	if (qp->rd_tail != qp->rd_head)
 		return true;
 	if (state != IB_QPS_RTS)

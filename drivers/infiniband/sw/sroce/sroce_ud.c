@@ -336,17 +336,12 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 	const struct ib_gid_attr *sgid;
 	u32 qkey;
 	int ifindex;
-	u8 status = IB_WC_SUCCESS;
+	u8 status;
 
-	switch (sroce_wqe_check_ud(ud, sw->msg_len,
-				   sroce_port_mtu(qp->sdev))) {
-	case SROCE_WQE_OK:
-		break;
-	case SROCE_WQE_BAD_LENGTH:
-		return IB_WC_LOC_LEN_ERR;
-	default:
-		return IB_WC_LOC_QP_OP_ERR;
-	}
+	status = sroce_wqe_status(sroce_wqe_check_ud(ud, sw->msg_len,
+						     sroce_port_mtu(qp->sdev)));
+	if (status != IB_WC_SUCCESS)
+		return status;
 	qkey = (ud->remote_qkey & SROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
 							  ud->remote_qkey;
 	sgid = rdma_get_gid_attr(&qp->sdev->ibdev, SROCE_PORT, ud->sgid_index);
