@@ -72,7 +72,7 @@ pair() {
 both_ok() {
 	[ "$cli_rc" = 0 ] && [ "$srv_rc" = 0 ] && return 0
 	echo "# client exit $cli_rc, server exit $srv_rc"
-	tail -n 5 "$LOG/srv" "$LOG/cli" | sed 's/^/#   /'
+	tail -n 12 "$LOG/srv" "$LOG/cli" | sed "s/^/#   /"
 	return 1
 }
 n_lines() { grep -c -- "$2" "$LOG/$1"; }
@@ -257,14 +257,19 @@ kill -9 $srv
 wait $srv 2>/dev/null
 check_baseline "after kill -9 under ib_send_bw -R"
 
+# rping_forever WHAT: a long rping pair; sets srv and cli, checks it pings.
+rping_forever() {
+	rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
+	srv=$!
+	wait_for 10 listening rping
+	rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
+	cli=$!
+	sleep 3
+	check "rping is pinging $1" test "$(n_lines cli '^ping data')" -gt 0
+}
+
 # kill -9 an rping client mid-run: the server sees the disconnect and exits.
-rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
-srv=$!
-wait_for 10 listening rping
-rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
-cli=$!
-sleep 3
-check "rping is pinging" test "$(n_lines cli '^ping data')" -gt 0
+rping_forever "before the kill"
 kill -9 $cli
 wait $cli 2>/dev/null
 check "after kill -9 of the rping client, the server exits within 10 s" wait_for 10 gone $srv
@@ -303,13 +308,7 @@ echo "# $((rounds * 3 / 2)) connections set up and torn down in $((SECONDS - t0)
 check_baseline "after $((rounds * 3 / 2)) connections"
 
 # --- rdma link delete under rping -------------------------------------------
-rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
-srv=$!
-wait_for 10 listening rping
-rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
-cli=$!
-sleep 3
-check "rping is pinging before the delete" test "$(n_lines cli '^ping data')" -gt 0
+rping_forever "before the delete"
 check "rdma link delete under rping" timeout 30 rdma link delete sroce0
 both_gone() { gone $srv && gone $cli; }
 check "both rping sides exit within 10 s of the delete" wait_for 10 both_gone
