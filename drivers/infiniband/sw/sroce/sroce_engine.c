@@ -124,6 +124,16 @@ static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
 	sroce_engine_notify(to);
 }
 
+/* A request becomes its answer, which travels back to the requester. */
+static void sroce_respond(struct sroce_qp *qp, struct sroce_lmsg *msg, u8 result)
+{
+	sroce_lmsg_put_segs(msg);
+	msg->kind = SROCE_LMSG_RESPONSE;
+	msg->result = result;
+	msg->rnr_timer = qp->attr.min_rnr_timer;
+	sroce_deliver(msg->requester, msg);
+}
+
 /* Memory access through segments ---------------------------------------- */
 
 void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
@@ -511,10 +521,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		dest = sroce_qp_get(qp->attr.dest_qp_num);
 		if (!dest && sroce_qp_is_uc(qp)) {
 			/* Lost; UC tells nobody and completes the WQE. */
-			sroce_lmsg_put_segs(msg);
-			msg->kind = SROCE_LMSG_RESPONSE;
-			msg->result = SROCE_LMSG_ACK;
-			sroce_deliver(qp, msg);
+			sroce_respond(qp, msg, SROCE_LMSG_ACK);
 		} else if (!dest) {
 			/* Nobody there: lost, as on a wire. */
 			sroce_lmsg_free(msg);
@@ -733,15 +740,6 @@ static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	return SROCE_LMSG_ACK;
 }
 
-static void sroce_respond(struct sroce_qp *qp, struct sroce_lmsg *msg, u8 result)
-{
-	sroce_lmsg_put_segs(msg);
-	msg->kind = SROCE_LMSG_RESPONSE;
-	msg->result = result;
-	msg->rnr_timer = qp->attr.min_rnr_timer;
-	sroce_deliver(msg->requester, msg);
-}
-
 /*
  * UC on the shortcut: the requester's WQE completes when the responder is
  * done with its memory, whatever became of the message; a message the
@@ -894,14 +892,10 @@ void sroce_engine_drop_rx(struct sroce_qp *qp)
 	llist_for_each_entry_safe(msg, next, list, node) {
 		/* A UC requester waits for no timer: tell it the news. */
 		if (msg->kind == SROCE_LMSG_REQUEST &&
-		    sroce_qp_is_uc(msg->requester)) {
-			sroce_lmsg_put_segs(msg);
-			msg->kind = SROCE_LMSG_RESPONSE;
-			msg->result = SROCE_LMSG_ACK;
-			sroce_deliver(msg->requester, msg);
-			continue;
-		}
-		sroce_lmsg_free(msg);
+		    sroce_qp_is_uc(msg->requester))
+			sroce_respond(qp, msg, SROCE_LMSG_ACK);
+		else
+			sroce_lmsg_free(msg);
 	}
 	sroce_ud_drop_rx(qp);
 	skb_queue_purge(&qp->rx_skbs);

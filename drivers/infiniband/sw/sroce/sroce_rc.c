@@ -818,7 +818,6 @@ static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
 static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			     const u8 *payload)
 {
-	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	enum sroce_rc_verdict v;
 	enum sroce_rc_seq seq;
 
@@ -840,10 +839,7 @@ static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	if (seq == SROCE_RC_SEQ_INVALID ||
 	    !sroce_rc_payload_ok(pkt->opcode, pkt->payload_len, qp->path.mtu)) {
 		/* A message whose start was lost, or a bad packet. */
-		if (qp->rx_seq != SROCE_RC_SEQ_NONE || (flags & SROCE_HDR_FIRST))
-			sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
-		else
-			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
 		return;
 	}
 	if (pkt->opcode >= SROCE_OP_WRITE_FIRST &&
