@@ -238,9 +238,11 @@ struct sroce_path {
 
 /*
  * Where the last UD send went, so a stream of datagrams to one peer pays
- * the GID and route lookups once a second.
+ * the GID and route lookups once a second. sgid holds a reference to the
+ * source GID entry of that send; it is valid only while expires is set.
  */
 struct sroce_ud_dest {
+	const struct ib_gid_attr *sgid;
 	u8 dgid[16];
 	u8 sgid_index;
 	u8 traffic_class;

@@ -919,6 +919,7 @@ void sroce_engine_reset_qp(struct sroce_qp *qp)
 	}
 	qp->rd_outstanding = 0;
 	sroce_rc_drop_state(qp);
+	sroce_ud_forget_dest(qp);
 }
 
 /* Workers ---------------------------------------------------------------- */

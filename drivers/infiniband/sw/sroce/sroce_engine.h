@@ -97,5 +97,6 @@ void sroce_rc_drop_state(struct sroce_qp *qp);
 void sroce_ud_send_context(struct sroce_qp *qp, int *budget);
 int sroce_ud_receive_context(struct sroce_qp *qp, int *budget);
 void sroce_ud_drop_rx(struct sroce_qp *qp);
+void sroce_ud_forget_dest(struct sroce_qp *qp);
 
 #endif /* SROCE_ENGINE_H */

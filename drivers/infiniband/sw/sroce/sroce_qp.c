@@ -472,7 +472,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->rx_expected_psn = 0;
 		qp->resend_at = 0;
 		qp->attr_mask = 0;
-		qp->ud_dest.expires = 0;
 		sroce_engine_drop_rx(qp);
 	}
 	WRITE_ONCE(qp->state, new);

@@ -222,14 +222,28 @@ static void sroce_ud_build_grh(u8 *grh, const struct ib_gid_attr *sgid,
 	}
 }
 
-/*
- * Where a datagram goes: the ifindex of the sroce device here that owns
- * the destination GID, or 0 with qp->path set for the wire.
- */
-static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
-			  const struct ib_gid_attr *sgid)
+/* Drops the cached destination and its GID reference. */
+void sroce_ud_forget_dest(struct sroce_qp *qp)
 {
 	struct sroce_ud_dest *d = &qp->ud_dest;
+
+	if (d->sgid)
+		rdma_put_gid_attr(d->sgid);
+	d->sgid = NULL;
+	d->expires = 0;
+}
+
+/*
+ * Where a datagram goes: the ifindex of the sroce device here that owns
+ * the destination GID, or 0 with qp->path set for the wire, or an error.
+ * *sgid is the source GID entry, held by the cache (NULL if there is no
+ * RoCEv2 entry at that index).
+ */
+static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
+			  const struct ib_gid_attr **sgid)
+{
+	struct sroce_ud_dest *d = &qp->ud_dest;
+	const struct ib_gid_attr *attr;
 	union ib_gid dgid;
 	int err;
 
@@ -237,18 +251,29 @@ static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
 	    !memcmp(d->dgid, ud->dgid, sizeof(d->dgid)) &&
 	    d->sgid_index == ud->sgid_index &&
 	    d->traffic_class == ud->traffic_class &&
-	    d->hop_limit == ud->hop_limit && d->flow_label == ud->flow_label)
+	    d->hop_limit == ud->hop_limit && d->flow_label == ud->flow_label) {
+		*sgid = d->sgid;
 		return d->local_ifindex;
+	}
 
-	d->expires = 0;
+	sroce_ud_forget_dest(qp);
+	*sgid = NULL;
+	attr = rdma_get_gid_attr(&qp->sdev->ibdev, SROCE_PORT, ud->sgid_index);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	d->sgid = attr;
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	*sgid = attr;
+
 	memcpy(dgid.raw, ud->dgid, sizeof(dgid.raw));
 	/* The two ends speak the same IP, on the shortcut as on the wire. */
-	if ((rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV4) !=
+	if ((rdma_gid_attr_network_type(attr) == RDMA_NETWORK_IPV4) !=
 	    ipv6_addr_v4mapped((struct in6_addr *)dgid.raw))
 		return -EINVAL;
 	d->local_ifindex = sroce_ifindex_by_gid(&dgid);
 	if (!d->local_ifindex) {
-		err = sroce_net_path_fill(&qp->path, sgid, ud->dgid,
+		err = sroce_net_path_fill(&qp->path, attr, ud->dgid,
 					  ud->traffic_class, ud->hop_limit,
 					  ud->flow_label);
 		if (err)
@@ -344,39 +369,29 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 		return status;
 	qkey = (ud->remote_qkey & SROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
 							  ud->remote_qkey;
-	sgid = rdma_get_gid_attr(&qp->sdev->ibdev, SROCE_PORT, ud->sgid_index);
-	if (IS_ERR(sgid))
+	ifindex = sroce_ud_route(qp, ud, &sgid);
+	if (!sgid)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		status = IB_WC_LOC_QP_OP_ERR;
-		goto out;
-	}
 
 	if (wqe->ctrl.flags & SROCE_WQE_INLINE) {
 		sw->segs[0] = sroce_kseg(wqe->sge, wqe->ctrl.inline_len);
 		sw->num_segs = 1;
 	} else {
 		if (!sroce_sges_to_segs(qp, wqe->sge, wqe->ctrl.num_sge, 0,
-					sw->segs)) {
-			status = IB_WC_LOC_PROT_ERR;
-			goto out;
-		}
+					sw->segs))
+			return IB_WC_LOC_PROT_ERR;
 		sw->num_segs = wqe->ctrl.num_sge;
 		sw->segs_held = true;
 	}
 
-	ifindex = sroce_ud_route(qp, ud, sgid);
 	if (ifindex < 0)
-		status = IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
-	else if (ifindex)
+		return IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
+	if (ifindex)
 		sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
 	else
 		sroce_ud_send_wire(qp, sw, qkey);
-	if (status == IB_WC_SUCCESS)
-		sroce_stat_add(SROCE_STAT_UD_SENT, 1);
-out:
-	rdma_put_gid_attr(sgid);
-	return status;
+	sroce_stat_add(SROCE_STAT_UD_SENT, 1);
+	return IB_WC_SUCCESS;
 }
 
 /*
