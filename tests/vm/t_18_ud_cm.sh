@@ -212,6 +212,19 @@ done
 check "ib_send_bw -c UD -a" perftest ib_send_bw -c UD -a -n 50
 check "ib_send_lat -c UD" perftest ib_send_lat -c UD -s 1024
 check "ib_send_bw -c UD -R" perftest ib_send_bw -c UD -R
+# UC on the shortcut: every message must land (nothing is lost here).
+ucpp() {	# ucpp SIZE: 200 exchanges, buffers checked
+	pair "tcp_listening 18515" ibv_uc_pingpong -d sroce0 -g "$g4" -s "$1" -n 200 -c \
+		-- ibv_uc_pingpong -d sroce0 -g "$g4" -s "$1" -n 200 -c 127.0.0.1
+	both_ok || return 1
+	[ "$(n_lines srv '200 iters in')" = 1 ] && [ "$(n_lines cli '200 iters in')" = 1 ] ||
+		{ echo "# no '200 iters in' line"; return 1; }
+	! grep -qi 'invalid data' "$LOG/srv" "$LOG/cli" || { echo "# data check failed"; return 1; }
+}
+check "ibv_uc_pingpong -c, 4 KiB (both sides)" ucpp 4096
+check "ibv_uc_pingpong -c, 64 KiB" ucpp 65536
+check "ib_send_bw -c UC" perftest ib_send_bw -c UC
+check "ib_write_bw -c UC" perftest ib_write_bw -c UC
 check_baseline "after the clients"
 
 echo "# clients done at $SECONDS s"
