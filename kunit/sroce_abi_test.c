@@ -50,7 +50,20 @@ static void sroce_abi_pd_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_alloc_pd_resp, pdn), 4);
 }
 
+/* The QP request follows the core command, which is 8-byte aligned. */
+static void sroce_abi_create_qp_req_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_qp_req), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_req, comp_mask), 0);
+	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_create_qp_req, comp_mask), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_req, kick_fd), 4);
+	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_create_qp_req, kick_fd), 4);
+	KUNIT_EXPECT_EQ(test, SROCE_CREATE_QP_REQ_KICK_FD, 1);
+	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAP_KICK_EVENTFD, 2);
+}
+
 static struct kunit_case sroce_abi_cases[] = {
+	KUNIT_CASE(sroce_abi_create_qp_req_test),
 	KUNIT_CASE(sroce_abi_version_test),
 	KUNIT_CASE(sroce_abi_ucontext_test),
 	KUNIT_CASE(sroce_abi_pd_test),

@@ -82,7 +82,30 @@ static void sroce_uabi_mem_is_zero_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sroce_uabi_mem_is_zero(buf, 32));
 }
 
+static void sroce_uabi_create_qp_req_test(struct kunit *test)
+{
+	struct sroce_create_qp_req req = {};
+	unsigned int bit;
+
+	KUNIT_EXPECT_EQ(test, sroce_uabi_check_create_qp_req(&req), 0);
+	req.kick_fd = 3;
+	KUNIT_EXPECT_EQ(test, sroce_uabi_check_create_qp_req(&req), -EINVAL);
+	req.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD;
+	KUNIT_EXPECT_EQ(test, sroce_uabi_check_create_qp_req(&req), 0);
+	req.kick_fd = 0;
+	KUNIT_EXPECT_EQ(test, sroce_uabi_check_create_qp_req(&req), 0);
+	req.kick_fd = -1;
+	KUNIT_EXPECT_EQ(test, sroce_uabi_check_create_qp_req(&req), -EBADF);
+	req.kick_fd = 3;
+	for (bit = 1; bit < 32; bit++) {
+		req.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD | 1U << bit;
+		KUNIT_EXPECT_EQ_MSG(test, sroce_uabi_check_create_qp_req(&req),
+				    -EINVAL, "comp_mask bit %u", bit);
+	}
+}
+
 static struct kunit_case sroce_uabi_cases[] = {
+	KUNIT_CASE(sroce_uabi_create_qp_req_test),
 	KUNIT_CASE(sroce_uabi_zero_request_test),
 	KUNIT_CASE(sroce_uabi_comp_mask_test),
 	KUNIT_CASE(sroce_uabi_reserved_test),

@@ -13,15 +13,17 @@
 #include <rdma/sroce-abi.h>
 
 /* Every enum sroce_ucontext_cap bit this kernel knows. */
-#define SROCE_UCONTEXT_CAPS_KNOWN ((u64)SROCE_UCONTEXT_CAP_UD_UC)
+#define SROCE_UCONTEXT_CAPS_KNOWN \
+	((u64)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD))
 /* Caps this kernel offers to every provider. */
-#define SROCE_UCONTEXT_CAPS_OFFERED ((u64)SROCE_UCONTEXT_CAP_UD_UC)
+#define SROCE_UCONTEXT_CAPS_OFFERED SROCE_UCONTEXT_CAPS_KNOWN
 /* Caps a provider must understand to be given a context. */
 #define SROCE_UCONTEXT_CAPS_REQUIRED 0ULL
 
 int sroce_uabi_check_ucontext_req(const struct sroce_alloc_ucontext_req *req,
 				  u64 required_caps);
 void sroce_uabi_fill_ucontext_resp(struct sroce_alloc_ucontext_resp *resp);
+int sroce_uabi_check_create_qp_req(const struct sroce_create_qp_req *req);
 bool sroce_uabi_mem_is_zero(const void *buf, size_t len);
 
 #endif /* SROCE_UABI_H */

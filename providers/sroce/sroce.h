@@ -18,7 +18,8 @@
 #define SROCE_PROVIDER_ABI SROCE_UVERBS_ABI_VERSION
 #endif
 /* Every enum sroce_ucontext_cap bit this provider understands. */
-#define SROCE_PROVIDER_CAPS ((uint64_t)SROCE_UCONTEXT_CAP_UD_UC)
+#define SROCE_PROVIDER_CAPS \
+	((uint64_t)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD))
 
 /* The kernel's limits on what a UD address may hold. */
 #define SROCE_GID_TABLE_LEN 128		/* sgid_index: entries of port 1 */
@@ -82,6 +83,8 @@ struct sroce_qp {
 	 */
 	enum ibv_qp_state state;
 	const struct sroce_engine_status *status;
+	/* The kick eventfd, or -1: then a POST_SEND command kicks. */
+	int kick_fd;
 	/* The ibv_wr_* API: the WQE being built, the first one of the batch. */
 	struct sroce_send_wqe *cur;
 	uint32_t batch_start;
@@ -153,6 +156,9 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
 /* sroce_queue.c */
 bool sroce_engine_sleeps(struct sroce_qp *qp);
 void sroce_kick(struct sroce_qp *qp);
+void sroce_qp_kick_fd_open(struct sroce_qp *qp, struct ibv_context *context,
+			   struct sroce_create_qp_req *req);
+void sroce_qp_kick_fd_close(struct sroce_qp *qp);
 int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
 		 enum ibv_qp_type qp_type,
 		 const struct sroce_create_qp_resp *drv,
@@ -224,6 +230,11 @@ struct sroce_cmd_create_cq_ex_resp {
 struct sroce_cmd_resize_cq_resp {
 	struct ib_uverbs_resize_cq_resp ibv_resp;
 	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_cmd_create_qp {
+	struct ibv_create_qp ibv_cmd;
+	struct sroce_create_qp_req drv;
 };
 
 struct sroce_cmd_create_qp_resp {

@@ -289,7 +289,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr)
 {
 	struct sroce_cmd_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
+	struct sroce_cmd_create_qp cmd = {};
 	uint64_t send_ops;
 	struct sroce_qp *qp;
 	int ret;
@@ -325,9 +325,11 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	sroce_qp_kick_fd_open(qp, context, &cmd.drv);
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		sroce_qp_kick_fd_close(qp);
 		free(qp);
 		errno = ret;
 		return NULL;
@@ -335,6 +337,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 	ret = sroce_qp_map(qp, context, attr->qp_type, &resp.drv, &attr->cap);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		sroce_qp_kick_fd_close(qp);
 		free(qp);
 		errno = ret;
 		return NULL;

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "sroce.h"
@@ -236,7 +237,7 @@ int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct sroce_cmd_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
+	struct sroce_cmd_create_qp cmd = {};
 	struct sroce_qp *qp;
 	int ret;
 
@@ -245,9 +246,11 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	sroce_qp_kick_fd_open(qp, pd->context, &cmd.drv);
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		sroce_qp_kick_fd_close(qp);
 		free(qp);
 		errno = ret;
 		return NULL;
@@ -256,6 +259,7 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 			   &attr->cap);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		sroce_qp_kick_fd_close(qp);
 		free(qp);
 		errno = ret;
 		return NULL;
@@ -300,6 +304,7 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 		return ret;
 	sroce_ring_unmap(&qp->rq);
 	sroce_ring_unmap(&qp->sq);
+	sroce_qp_kick_fd_close(qp);
 	free(qp);
 	return 0;
 }
@@ -421,20 +426,53 @@ bool sroce_engine_sleeps(struct sroce_qp *qp)
 		       memory_order_relaxed) & SROCE_WORKER_NEED_WAKEUP;
 }
 
-/* The engine said it sleeps: one system call wakes it. */
+/*
+ * The kick eventfd, if the kernel takes one: a failure leaves kick_fd at -1
+ * and the QP kicks with a POST_SEND command instead.
+ */
+void sroce_qp_kick_fd_open(struct sroce_qp *qp, struct ibv_context *context,
+			   struct sroce_create_qp_req *req)
+{
+	qp->kick_fd = -1;
+	if (!(to_sctx(context)->kernel_caps & SROCE_UCONTEXT_CAP_KICK_EVENTFD))
+		return;
+	qp->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (qp->kick_fd < 0)
+		return;
+	req->comp_mask |= SROCE_CREATE_QP_REQ_KICK_FD;
+	req->kick_fd = qp->kick_fd;
+}
+
+void sroce_qp_kick_fd_close(struct sroce_qp *qp)
+{
+	if (qp->kick_fd >= 0)
+		close(qp->kick_fd);
+	qp->kick_fd = -1;
+}
+
+/*
+ * The engine said it sleeps: one system call wakes it. If the call fails
+ * the engine stays asleep and says so, and the next post kicks again.
+ */
 void sroce_kick(struct sroce_qp *qp)
 {
 	struct ibv_post_send cmd = {};
 	struct ib_uverbs_post_send_resp resp;
+	uint64_t one = 1;
+	ssize_t ret;
 
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.core_payload.response = (uintptr_t)&resp;
-	cmd.core_payload.qp_handle = qp->vqp.qp.handle;
-	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->vqp.qp.context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
-		return;	/* the next post kicks again */
+	if (qp->kick_fd >= 0) {
+		ret = write(qp->kick_fd, &one, sizeof(one));
+	} else {
+		cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+		cmd.hdr.in_words = sizeof(cmd) / 4;
+		cmd.hdr.out_words = sizeof(resp) / 4;
+		cmd.core_payload.response = (uintptr_t)&resp;
+		cmd.core_payload.qp_handle = qp->vqp.qp.handle;
+		cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
+		ret = write(qp->vqp.qp.context->cmd_fd, &cmd, sizeof(cmd));
+	}
+	(void)ret;
 }
 
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

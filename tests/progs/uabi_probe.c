@@ -7,7 +7,11 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
@@ -225,6 +229,234 @@ static void pd_cases(void)
 	close(fd);
 }
 
+struct cq_resp {
+	struct ib_uverbs_create_cq_resp core;
+	struct sroce_create_cq_resp drv;
+};
+
+struct qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct sroce_create_qp_resp drv;
+	uint8_t guard[16];
+};
+
+/* An RC QP on the context's PD and CQ; 0 or the errno. */
+static int create_qp(int fd, uint32_t pd, uint32_t cq, const void *drv,
+		     size_t drv_len, struct qp_resp *resp)
+{
+	struct ib_uverbs_create_qp core = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd,
+		.send_cq_handle = cq,
+		.recv_cq_handle = cq,
+		.max_send_wr = 4,
+		.max_recv_wr = 4,
+		.max_send_sge = 1,
+		.max_recv_sge = 1,
+		.qp_type = IB_UVERBS_QPT_RC,
+	};
+
+	memset(resp, 0xa5, sizeof(*resp));
+	return uverbs_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &core, sizeof(core),
+			  drv, drv_len,
+			  sizeof(resp->core) + sizeof(resp->drv));
+}
+
+static int destroy_qp(int fd, uint32_t handle)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp core = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = handle,
+	};
+
+	return uverbs_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &core, sizeof(core),
+			  NULL, 0, sizeof(resp));
+}
+
+/*
+ * The create_qp request: the kick eventfd (Documentation/abi.rst). The
+ * kernel must take an eventfd, refuse anything else, and hold its own
+ * reference: the descriptor may be closed, and the eventfd outlive the QP.
+ */
+static void qp_cases(void)
+{
+	struct sroce_alloc_ucontext_req req = {};
+	struct sroce_create_qp_req qreq = {};
+	struct ib_uverbs_create_cq ccq = {};
+	struct ctx_resp resp;
+	struct pd_resp pd;
+	struct cq_resp cq;
+	struct qp_resp qp;
+	uint64_t one = 1, count;
+	int fd, err, efd, nullfd, i;
+
+	err = get_context(&req, sizeof(req), sizeof(resp.drv), &resp, &fd);
+	if (err) {
+		tl_check(0, "qp: context for QP cases (%d)", err);
+		return;
+	}
+	tl_check(resp.drv.kernel_caps & SROCE_UCONTEXT_CAP_KICK_EVENTFD,
+		 "qp: the kernel offers the kick eventfd (caps 0x%llx)",
+		 (unsigned long long)resp.drv.kernel_caps);
+	err = alloc_pd(fd, NULL, 0, sizeof(pd.drv), &pd);
+	ccq.response = (uintptr_t)&cq;
+	ccq.cqe = 16;
+	ccq.comp_channel = -1;
+	err = err ?: uverbs_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &ccq,
+				sizeof(ccq), NULL, 0, sizeof(cq));
+	if (err) {
+		tl_check(0, "qp: PD and CQ for QP cases (%d)", err);
+		close(fd);
+		return;
+	}
+
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, NULL, 0, &qp);
+	tl_check(!err && qp.drv.qpn > 1,
+		 "qp: no driver request (older provider) accepted (%d)", err);
+	if (!err)
+		destroy_qp(fd, qp.core.qp_handle);
+
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	nullfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (efd < 0 || nullfd < 0)
+		tl_die("eventfd or /dev/null");
+
+	qreq.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD;
+	qreq.kick_fd = nullfd;
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(err == EINVAL, "qp: a kick fd that is no eventfd -> EINVAL (%d)",
+		 err);
+	qreq.kick_fd = -1;
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(err == EBADF, "qp: kick fd -1 -> EBADF (%d)", err);
+	qreq.kick_fd = 1000;	/* not open */
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(err == EBADF, "qp: a closed kick fd -> EBADF (%d)", err);
+	qreq.comp_mask = 0;
+	qreq.kick_fd = efd;
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(err == EINVAL,
+		 "qp: a kick fd without its comp_mask bit -> EINVAL (%d)", err);
+	qreq.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD | 2;
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(err == EINVAL, "qp: unknown comp_mask bit -> EINVAL (%d)", err);
+
+	qreq.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD;
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(!err && qp.drv.qpn > 1, "qp: an eventfd kick fd accepted (%d)",
+		 err);
+	/* A kick is a doorbell: the count never builds up, writes never block. */
+	for (i = 0; i < 1000 && !err; i++)
+		if (write(efd, &one, sizeof(one)) != sizeof(one))
+			err = errno;
+	tl_check(!err, "qp: 1000 kicks through the eventfd (%d)", err);
+	err = read(efd, &count, sizeof(count)) < 0 ? errno : 0;
+	tl_check(err == EAGAIN,
+		 "qp: the kernel consumed the kick count (errno %d)", err);
+	err = 0;
+	if (!err) {
+		err = destroy_qp(fd, qp.core.qp_handle);
+		tl_check(!err, "qp: QP with a kick fd destroyed (%d)", err);
+	}
+	/* The QP is gone: the eventfd is the caller's alone again. */
+	err = write(efd, &one, sizeof(one)) == sizeof(one) ? 0 : errno;
+	tl_check(!err && read(efd, &count, sizeof(count)) == sizeof(count) &&
+		 count == 1,
+		 "qp: after destroy, kicks reach only the eventfd (%d)", err);
+
+	/* The kernel holds its own reference: close the descriptor first. */
+	err = create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			sizeof(qreq), &qp);
+	tl_check(!err, "qp: second QP with the kick fd (%d)", err);
+	close(efd);
+	close(nullfd);
+	/* Closing the context destroys the QP with its eventfd reference. */
+	close(fd);
+}
+
+static volatile int hammer_stop;
+
+static void *kick_hammer(void *arg)
+{
+	uint64_t one = 1;
+	int efd = *(int *)arg;
+
+	while (!hammer_stop)
+		if (write(efd, &one, sizeof(one)) != sizeof(one))
+			break;
+	return NULL;
+}
+
+/*
+ * Kicks racing with create and destroy: a thread of this process and a
+ * child process (whose kicks run the engine in its own context) write the
+ * eventfd without pause while QPs that use it come and go, and the last
+ * one goes with its context. The kernel log must stay clean (vm-run) and
+ * no object may outlive the file (t_05).
+ */
+static void kick_race_cases(void)
+{
+	struct sroce_alloc_ucontext_req req = {};
+	struct sroce_create_qp_req qreq = {};
+	struct ib_uverbs_create_cq ccq = {};
+	int fd, err, efd, i, created = 0, destroyed = 0;
+	struct ctx_resp resp;
+	struct pd_resp pd;
+	struct cq_resp cq;
+	struct qp_resp qp;
+	pthread_t hammer;
+	uint64_t one = 1;
+	pid_t child;
+
+	err = get_context(&req, sizeof(req), sizeof(resp.drv), &resp, &fd);
+	err = err ?: alloc_pd(fd, NULL, 0, sizeof(pd.drv), &pd);
+	ccq.response = (uintptr_t)&cq;
+	ccq.cqe = 16;
+	ccq.comp_channel = -1;
+	err = err ?: uverbs_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &ccq,
+				sizeof(ccq), NULL, 0, sizeof(cq));
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (err || efd < 0) {
+		tl_check(0, "kick race: context, PD, CQ and eventfd (%d)", err);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			if (write(efd, &one, sizeof(one)) != sizeof(one))
+				_exit(1);
+	}
+	if (pthread_create(&hammer, NULL, kick_hammer, &efd))
+		tl_die("pthread_create");
+	qreq.comp_mask = SROCE_CREATE_QP_REQ_KICK_FD;
+	qreq.kick_fd = efd;
+	for (i = 0; i < 300; i++) {
+		if (create_qp(fd, pd.core.pd_handle, cq.core.cq_handle, &qreq,
+			      sizeof(qreq), &qp))
+			continue;
+		created++;
+		if (i < 299 && !destroy_qp(fd, qp.core.qp_handle))
+			destroyed++;
+	}
+	/* The last QP goes with the context, kicks still coming. */
+	close(fd);
+	hammer_stop = 1;
+	pthread_join(hammer, NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(efd);
+	tl_check(created == 300 && destroyed == 299,
+		 "kick race: 300 QPs created, 299 destroyed under kicks (%d, %d)",
+		 created, destroyed);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -234,5 +466,7 @@ int main(int argc, char **argv)
 	find_uverbs(argv[1]);
 	ucontext_cases();
 	pd_cases();
+	qp_cases();
+	kick_race_cases();
 	return tl_exit_status();
 }

@@ -7,5 +7,5 @@ base=$(cat "$OBJECTS")
 "$T/uabi_probe" sroce0
 rc=$?
 check "uabi_probe finished" test $rc -le 1
-check "no context or PD outlives its file" wait_for 5 objects_at "$base" ucontexts pds
+check "no context, PD, CQ or QP outlives its file" wait_for 5 objects_at "$base"
 finish

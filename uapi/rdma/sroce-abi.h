@@ -33,6 +33,13 @@ enum sroce_ucontext_cap {
 	 * Without it the kernel refuses to create UD and UC QPs.
 	 */
 	SROCE_UCONTEXT_CAP_UD_UC = 1 << 0,
+	/*
+	 * The kick eventfd: create_qp takes an eventfd (struct
+	 * sroce_create_qp_req) that the provider writes instead of making a
+	 * POST_SEND command when the engine sleeps. Without it the provider
+	 * kicks with a POST_SEND command that carries no work request.
+	 */
+	SROCE_UCONTEXT_CAP_KICK_EVENTFD = 1 << 1,
 };
 
 struct sroce_alloc_ucontext_req {
@@ -250,6 +257,23 @@ struct sroce_create_cq_resp {
 	__aligned_u64 mmap_offset;
 	__u32 mmap_len;
 	__u32 cqn;
+};
+
+enum sroce_create_qp_req_mask {
+	/* kick_fd is an eventfd of the caller's: the QP's doorbell. */
+	SROCE_CREATE_QP_REQ_KICK_FD = 1 << 0,
+};
+
+/*
+ * Writing to the kick eventfd is a doorbell: the writing thread runs the
+ * engine for the QP before it returns to user space. The kernel keeps its
+ * own reference to the eventfd until the QP is destroyed; the provider
+ * may close its descriptor at any time. kick_fd must be 0 when
+ * SROCE_CREATE_QP_REQ_KICK_FD is not set.
+ */
+struct sroce_create_qp_req {
+	__u32 comp_mask;	/* enum sroce_create_qp_req_mask */
+	__s32 kick_fd;
 };
 
 struct sroce_create_qp_resp {

@@ -184,6 +184,8 @@ struct sroce_worker {
 	unsigned int num_qps;
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
+	/* A kick found the lock taken: a kicking runner goes again. */
+	unsigned long kick_pending;
 };
 
 /* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
@@ -260,6 +262,11 @@ struct sroce_qp {
 	refcount_t refs;		/* the engine's and in-flight messages' */
 	struct completion released;
 	bool is_user;
+	/* The kick eventfd (sroce_kick.c); NULL without one. */
+	struct eventfd_ctx *kick_ctx;
+	struct wait_queue_entry kick_wait;
+	struct callback_head kick_work;
+	unsigned long kick_flags;
 
 	struct sroce_queue sq;
 	struct sroce_queue rq;
@@ -293,6 +300,8 @@ struct sroce_qp {
 	bool rnr_wait;			/* resend_at is an RNR wait */
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
 	struct timer_list timer;
+
+	struct sroce_lmsg *lmsg_spare;	/* see sroce_lmsg_alloc() */
 
 	/* Receive context, owned by the worker, fed through rx. */
 	struct llist_head rx;
@@ -419,6 +428,7 @@ enum sroce_stat {
 	SROCE_STAT_RX_DROP_PKEY,	/* P_Key not in the table */
 	SROCE_STAT_RX_DROP_NO_RECV,	/* UD/UC: no receive WQE posted */
 	SROCE_STAT_UD_NO_DEST,	/* UD shortcut: no such QP here */
+	SROCE_STAT_KICK_WAKES,	/* kick eventfd writes that woke the worker */
 	SROCE_STAT_COUNT
 };
 
@@ -506,6 +516,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int sroce_kick_attach(struct sroce_qp *qp, int fd);
+void sroce_kick_detach(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(u32 qpn);
 struct sroce_qp *sroce_gsi_qp_get(int ifindex);
 struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex);

@@ -60,6 +60,7 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_RX_DROP_PKEY] = "rx_drop_pkey",
 	[SROCE_STAT_RX_DROP_NO_RECV] = "rx_drop_no_recv",
 	[SROCE_STAT_UD_NO_DEST] = "ud_no_dest",
+	[SROCE_STAT_KICK_WAKES] = "kick_wakes",
 };
 
 void sroce_stat_add(enum sroce_stat stat, u64 n)

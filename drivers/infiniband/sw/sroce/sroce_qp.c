@@ -17,6 +17,7 @@
 #include <rdma/ib_cache.h>
 #include <sroce/mtu.h>
 #include <sroce/psn.h>
+#include <sroce/uabi.h>
 #include "sroce.h"
 
 static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
@@ -204,6 +205,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_req req;
 	struct sroce_ucontext *uctx;
 	u32 qpn;
 	int err;
@@ -238,7 +240,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_check_caps(&init->cap);
 	if (err)
 		return err;
-	err = sroce_udata_expect_no_req(udata);
+	err = sroce_udata_copy_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = sroce_uabi_check_create_qp_req(&req);
 	if (err)
 		return err;
 
@@ -278,6 +283,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_engine;
 	}
+	/* Last: a kick may run the engine for this QP at once. */
+	if (req.comp_mask & SROCE_CREATE_QP_REQ_KICK_FD) {
+		err = sroce_kick_attach(qp, req.kick_fd);
+		if (err)
+			goto err_engine;
+	}
 	/* Visible to the shortcut only once complete. */
 	xa_store(sroce_qp_table(qp), sroce_qp_table_id(qp), qp, GFP_KERNEL);
 	sroce_obj_inc(SROCE_OBJ_QP);
@@ -295,6 +306,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	sroce_kick_detach(qp);
 	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
 	sroce_mcast_detach_all(qp);
 	sroce_engine_remove_qp(qp);
@@ -470,7 +482,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->rnr_retries = 0;
 		qp->rnr_wait = false;
 		qp->rx_expected_psn = 0;
-		qp->resend_at = 0;
+		WRITE_ONCE(qp->resend_at, 0);
 		qp->attr_mask = 0;
 		sroce_engine_drop_rx(qp);
 	}

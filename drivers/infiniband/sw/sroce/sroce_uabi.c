@@ -30,6 +30,19 @@ int sroce_uabi_check_ucontext_req(const struct sroce_alloc_ucontext_req *req,
 	return 0;
 }
 
+/*
+ * The only optional field is the kick eventfd; a field whose comp_mask bit
+ * is clear must be zero, so a later meaning of it cannot be mistaken.
+ */
+int sroce_uabi_check_create_qp_req(const struct sroce_create_qp_req *req)
+{
+	if (req->comp_mask & ~SROCE_CREATE_QP_REQ_KICK_FD)
+		return -EINVAL;
+	if (req->comp_mask & SROCE_CREATE_QP_REQ_KICK_FD)
+		return req->kick_fd < 0 ? -EBADF : 0;
+	return req->kick_fd ? -EINVAL : 0;
+}
+
 void sroce_uabi_fill_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
 {
 	memset(resp, 0, sizeof(*resp));
