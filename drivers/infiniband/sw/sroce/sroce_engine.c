@@ -27,6 +27,7 @@
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_cache.h>
@@ -62,6 +63,7 @@ struct sroce_lmsg {
 	u8 opcode;		/* enum sroce_wqe_opcode */
 	u8 flags;		/* enum sroce_wqe_flags */
 	u8 rnr_timer;		/* with an RNR NAK: the responder's timer */
+	bool spare_sized;	/* SROCE_LMSG_SPARE_SIZE bytes: reusable */
 	u32 psn;		/* one per message on the shortcut */
 	u32 index;		/* the requester's SQ index */
 	u32 imm;
@@ -90,11 +92,43 @@ static void sroce_lmsg_put_segs(struct sroce_lmsg *msg)
 	msg->num_segs = 0;
 }
 
+/*
+ * Each requester keeps one spare message of SROCE_LMSG_SPARE_SIZE bytes,
+ * so a QP with one small message in flight at a time (a ping-pong) does
+ * not allocate. The spare goes back before the requester's reference, so
+ * destroy_qp, which waits for every reference, frees the last spare.
+ */
+#define SROCE_LMSG_SPARE_SIZE 256
+
+static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
+{
+	struct sroce_lmsg *msg = NULL;
+
+	if (size > SROCE_LMSG_SPARE_SIZE)
+		return kzalloc(size, GFP_KERNEL);
+	msg = xchg(&qp->lmsg_spare, NULL);
+	if (!msg)
+		msg = kmalloc(SROCE_LMSG_SPARE_SIZE, GFP_KERNEL);
+	if (msg) {
+		memset(msg, 0, size);
+		msg->spare_sized = true;
+	}
+	return msg;
+}
+
+static void sroce_lmsg_release(struct sroce_qp *qp, struct sroce_lmsg *msg)
+{
+	if (!msg->spare_sized || cmpxchg(&qp->lmsg_spare, NULL, msg))
+		kfree(msg);
+}
+
 static void sroce_lmsg_free(struct sroce_lmsg *msg)
 {
+	struct sroce_qp *requester = msg->requester;
+
 	sroce_lmsg_put_segs(msg);
-	sroce_qp_put(msg->requester);
-	kfree(msg);
+	sroce_lmsg_release(requester, msg);
+	sroce_qp_put(requester);
 }
 
 /*
@@ -375,7 +409,7 @@ static void sroce_flush(struct sroce_qp *qp)
 		sroce_complete_send(qp, IB_WC_WR_FLUSH_ERR);
 	}
 	qp->sq_next = qp->sq_retire;
-	qp->resend_at = 0;
+	WRITE_ONCE(qp->resend_at, 0);
 	sroce_flush_rq(qp);
 	if (qp->wire)
 		sroce_rc_drop_state(qp);
@@ -403,10 +437,24 @@ unsigned long sroce_rnr_jiffies(u8 rnr_timer)
 	return usecs_to_jiffies(sroce_rnr_us[rnr_timer & 31]);
 }
 
+/*
+ * The timer is lazy: it is moved only to fire earlier, and stopping a wait
+ * only clears resend_at. A timer that fires before resend_at re-arms
+ * itself, one that finds no wait does nothing; so a stream of messages
+ * costs about one timer event per timeout, not two timer updates each.
+ */
 void sroce_arm_timer(struct sroce_qp *qp, unsigned long at)
 {
-	qp->resend_at = at ? at : 1;
-	mod_timer(&qp->timer, at);
+	WRITE_ONCE(qp->resend_at, at ? at : 1);
+	smp_mb();	/* resend_at, then the timer; pairs with the timer */
+	if (!timer_pending(&qp->timer) ||
+	    time_after(READ_ONCE(qp->timer.expires), at))
+		mod_timer(&qp->timer, at);
+}
+
+void sroce_stop_timer(struct sroce_qp *qp)
+{
+	WRITE_ONCE(qp->resend_at, 0);
 }
 
 static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
@@ -419,9 +467,9 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 	struct sroce_lmsg *msg;
 	int access = 0;
 
-	msg = kzalloc(struct_size(msg, segs, nseg) +
-		      ((c->flags & SROCE_WQE_INLINE) ? c->inline_len : 0),
-		      GFP_KERNEL);
+	msg = sroce_lmsg_alloc(qp, struct_size(msg, segs, nseg) +
+			       ((c->flags & SROCE_WQE_INLINE) ?
+				c->inline_len : 0));
 	if (!msg) {
 		*status = IB_WC_LOC_QP_OP_ERR;
 		return NULL;
@@ -451,7 +499,7 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 			access = IB_ACCESS_LOCAL_WRITE;
 		if (!sroce_sges_to_segs(qp, wqe->sge, c->num_sge, access,
 					msg->segs)) {
-			kfree(msg);
+			sroce_lmsg_release(qp, msg);
 			*status = IB_WC_LOC_PROT_ERR;
 			return NULL;
 		}
@@ -475,7 +523,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		if (time_before(jiffies, qp->resend_at))
 			return;
 		/* A timeout or an RNR wait ended: resend what is in flight. */
-		qp->resend_at = 0;
+		WRITE_ONCE(qp->resend_at, 0);
 		if (qp->sq_next != qp->sq_retire) {
 			/* retry_cnt counts resends; unlike rnr_retry, 7 is 7. */
 			if (!qp->rnr_wait &&
@@ -843,8 +891,7 @@ static void sroce_handle_response(struct sroce_qp *qp, struct sroce_lmsg *msg)
 		qp->rnr_retries = 0;
 		sroce_complete_send(qp, IB_WC_SUCCESS);
 		if (qp->sq_next == qp->sq_retire) {
-			qp->resend_at = 0;
-			del_timer(&qp->timer);
+			sroce_stop_timer(qp);
 		} else if (qp->attr.timeout) {
 			sroce_arm_timer(qp, jiffies +
 					sroce_timeout_jiffies(qp->attr.timeout));
@@ -920,6 +967,7 @@ void sroce_engine_reset_qp(struct sroce_qp *qp)
 	qp->rd_outstanding = 0;
 	sroce_rc_drop_state(qp);
 	sroce_ud_forget_dest(qp);
+	kfree(xchg(&qp->lmsg_spare, NULL));
 }
 
 /* Workers ---------------------------------------------------------------- */
@@ -984,8 +1032,10 @@ static int sroce_worker_pass_locked(struct sroce_worker *w)
 	struct sroce_qp *qp;
 	int done = 0;
 
+	/* A QP with nothing to do costs a few reads, not a pass. */
 	list_for_each_entry(qp, &w->qps, worker_node)
-		done += sroce_qp_process(qp);
+		if (sroce_qp_has_work(qp))
+			done += sroce_qp_process(qp);
 	return done;
 }
 
@@ -1019,7 +1069,7 @@ static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
 	u32 *status = &w->sdev->status->words[w->index];
-	u64 idle_since = ktime_get_ns();
+	u64 idle_since = local_clock();
 	bool idle;
 
 	while (!kthread_should_stop()) {
@@ -1027,11 +1077,11 @@ static int sroce_worker_fn(void *arg)
 		idle = sroce_worker_run_locked(w, 1);
 		mutex_unlock(&w->lock);
 		if (!idle) {
-			idle_since = ktime_get_ns();
+			idle_since = local_clock();
 			cond_resched();
 			continue;
 		}
-		if (ktime_get_ns() - idle_since <
+		if (local_clock() - idle_since <
 		    (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
@@ -1057,7 +1107,7 @@ static int sroce_worker_fn(void *arg)
 				schedule();
 		}
 		WRITE_ONCE(*status, 0);
-		idle_since = ktime_get_ns();
+		idle_since = local_clock();
 	}
 	return 0;
 }
@@ -1065,17 +1115,43 @@ static int sroce_worker_fn(void *arg)
 /*
  * The kick of a user QP (its process saw the worker going to sleep): the
  * caller runs the worker's passes itself, under the worker's lock, so the
- * first work request does not wait for a wakeup, and wakes the worker to
+ * work request does not wait for a wakeup, and then wakes the worker to
  * poll for what follows.
+ *
+ * A kick that finds the lock taken leaves a note (kick_pending) and
+ * returns: a kicking runner checks the note after it unlocks and runs
+ * again, and the worker, awake while it runs, re-checks every ring before
+ * it sleeps. Only a holder that runs no passes (modify_qp, QP moves)
+ * leaves the work to the worker, which is woken for it. So in a
+ * ping-pong the peer's answer is carried by the kick that is still in the
+ * kernel instead of waiting for a wakeup.
  */
+#define SROCE_KICK_ROUNDS 4
+
 void sroce_engine_run(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
+	unsigned int round;
+	bool idle;
 
 	sroce_stat_add(SROCE_STAT_KICKS, 1);
-	if (mutex_trylock(&w->lock)) {
-		sroce_worker_run_locked(w, 4);
+	set_bit(0, &w->kick_pending);
+	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
+	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
+		if (!mutex_trylock(&w->lock)) {
+			if (!READ_ONCE(w->runner))
+				sroce_engine_kick(w);
+			return;
+		}
+		clear_bit(0, &w->kick_pending);
+		smp_mb__after_atomic();	/* the note, then the rings */
+		idle = sroce_worker_run_locked(w, 4);
 		mutex_unlock(&w->lock);
+		if (!idle)
+			break;	/* more than a kick's share: the worker's */
+		smp_mb();	/* unlocked, then the note; pairs above */
+		if (!test_bit(0, &w->kick_pending))
+			break;
 	}
 	/* The worker takes over polling: the next posts need no kick. */
 	sroce_engine_kick(w);
@@ -1119,8 +1195,16 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 static void sroce_qp_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, timer);
+	unsigned long at;
 
-	sroce_engine_kick(qp->worker);
+	smp_mb();	/* off the timer list, then resend_at; pairs with arm */
+	at = READ_ONCE(qp->resend_at);
+	if (!at)
+		return;
+	if (time_before(jiffies, at))
+		mod_timer(&qp->timer, at);
+	else
+		sroce_engine_kick(qp->worker);
 }
 
 void sroce_engine_add_qp(struct sroce_qp *qp)

@@ -73,6 +73,7 @@ void sroce_recv_done(struct sroce_qp *qp);
 unsigned long sroce_timeout_jiffies(u8 timeout);
 unsigned long sroce_rnr_jiffies(u8 rnr_timer);
 void sroce_arm_timer(struct sroce_qp *qp, unsigned long at);
+void sroce_stop_timer(struct sroce_qp *qp);
 
 /* Tells a QP's worker that something arrived for it. */
 void sroce_engine_notify(struct sroce_qp *to);

@@ -189,8 +189,7 @@ static void sroce_rc_rearm(struct sroce_qp *qp)
 		sroce_arm_timer(qp, jiffies +
 				sroce_timeout_jiffies(qp->attr.timeout));
 	} else {
-		qp->resend_at = 0;
-		del_timer(&qp->timer);
+		sroce_stop_timer(qp);
 	}
 }
 
@@ -429,7 +428,7 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 	bool rd;
 
 	if (qp->resend_at && !time_before(jiffies, qp->resend_at)) {
-		qp->resend_at = 0;
+		WRITE_ONCE(qp->resend_at, 0);
 		if (qp->rnr_wait) {
 			qp->rnr_wait = false;
 		} else if (sroce_rc_outstanding(qp)) {
