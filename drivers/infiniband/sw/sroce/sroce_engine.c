@@ -510,6 +510,26 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 	return msg;
 }
 
+static void sroce_handle_request(struct sroce_qp *qp, struct sroce_lmsg *msg);
+
+/*
+ * A request to a QP of the same worker whose receive queue of messages is
+ * empty is handled at once: the running pass owns both QPs (the worker's
+ * lock; a QP changes workers only under both workers' locks), and nothing
+ * queued earlier can be overtaken. The answer is queued to the requester,
+ * whose receive context runs again right after its send context, so a
+ * request and its answer take one pass instead of three.
+ */
+static void sroce_deliver_request(struct sroce_qp *qp, struct sroce_qp *dest,
+				  struct sroce_lmsg *msg)
+{
+	if (dest->worker == qp->worker &&
+	    READ_ONCE(qp->worker->runner) == current && llist_empty(&dest->rx))
+		sroce_handle_request(dest, msg);
+	else
+		sroce_deliver(dest, msg);
+}
+
 static void sroce_send_context(struct sroce_qp *qp, int *budget)
 {
 	u32 slots = sroce_queue_slots(&qp->sq);
@@ -574,7 +594,7 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 			/* Nobody there: lost, as on a wire. */
 			sroce_lmsg_free(msg);
 		} else {
-			sroce_deliver(dest, msg);
+			sroce_deliver_request(qp, dest, msg);
 			sroce_qp_put(dest);
 		}
 		if (qp->attr.timeout && !qp->resend_at)
@@ -985,12 +1005,16 @@ static int sroce_qp_process(struct sroce_qp *qp)
 		done += sroce_rc_receive_context(qp, &budget);
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
-		if (sroce_qp_is_ud(qp))
+		if (sroce_qp_is_ud(qp)) {
 			sroce_ud_send_context(qp, &budget);
-		else if (qp->wire)
+		} else if (qp->wire) {
 			sroce_rc_send_context(qp, &budget);
-		else
+		} else {
 			sroce_send_context(qp, &budget);
+			/* Answers to what was just handled at once. */
+			if (!llist_empty(&qp->rx))
+				done += sroce_receive_context(qp);
+		}
 		fallthrough;
 	case IB_QPS_RTR:
 	case IB_QPS_SQD:
@@ -1116,7 +1140,7 @@ static int sroce_worker_fn(void *arg)
  * The kick of a user QP (its process saw the worker going to sleep): the
  * caller runs the worker's passes itself, under the worker's lock, so the
  * work request does not wait for a wakeup, and then wakes the worker to
- * poll for what follows.
+ * poll for what follows (unless the QP is answering, see below).
  *
  * A kick that finds the lock taken leaves a note (kick_pending) and
  * returns: a kicking runner checks the note after it unlocks and runs
@@ -1132,7 +1156,8 @@ void sroce_engine_run(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
 	unsigned int round;
-	bool idle;
+	bool idle, answering;
+	u32 rx_psn;
 
 	sroce_stat_add(SROCE_STAT_KICKS, 1);
 	set_bit(0, &w->kick_pending);
@@ -1153,8 +1178,17 @@ void sroce_engine_run(struct sroce_qp *qp)
 		if (!test_bit(0, &w->kick_pending))
 			break;
 	}
-	/* The worker takes over polling: the next posts need no kick. */
-	sroce_engine_kick(w);
+	/*
+	 * The worker takes over polling, so the next posts need no kick;
+	 * unless the QP is answering (it received requests since its last
+	 * kick): in a ping-pong the next post comes only after the peer's
+	 * next message, and a polling worker would take a CPU from the peer.
+	 */
+	rx_psn = READ_ONCE(qp->rx_expected_psn);
+	answering = rx_psn != qp->kick_rx_psn;
+	qp->kick_rx_psn = rx_psn;
+	if (!idle || round == SROCE_KICK_ROUNDS || !answering)
+		sroce_engine_kick(w);
 }
 
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
