@@ -20,4 +20,24 @@ for size in 65536 64; do
 	check "engine started all 20000 WQEs ($wqes)" test "$wqes" -ge 20000
 	check "kicks are under 5% of posts at $size B ($kicks for $wqes)" test $((kicks * 20)) -lt "$wqes"
 done
+
+# A ping-pong is the other way round: the engine sleeps between messages,
+# so every post kicks and the kick carries the whole exchange; the worker
+# is not woken to poll after the kick of a QP that is answering.
+k0=$(stat kicks)
+w0=$(stat wqes)
+s0=$(stat sleeps)
+timeout 120 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 3000 > /dev/null 2>&1 &
+sleep 1.5
+timeout 120 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 3000 127.0.0.1 > /tmp/lat.log 2>&1
+rc=$?
+wait
+kicks=$(( $(stat kicks) - k0 ))
+wqes=$(( $(stat wqes) - w0 ))
+sleeps=$(( $(stat sleeps) - s0 ))
+echo "# ping-pong: $wqes WQEs, $kicks kicks, the worker slept $sleeps times"
+check "ib_send_lat ran" test $rc -eq 0
+check "engine started all 6000 WQEs ($wqes)" test "$wqes" -ge 6000
+check "the worker was woken for under 2% of the messages ($sleeps for $wqes)" \
+	test $((sleeps * 50)) -lt "$wqes"
 finish

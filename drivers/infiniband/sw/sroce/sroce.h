@@ -531,6 +531,7 @@ void sroce_engine_stop(struct sroce_dev *sdev);
 void sroce_engine_add_qp(struct sroce_qp *qp);
 void sroce_engine_remove_qp(struct sroce_qp *qp);
 void sroce_engine_kick(struct sroce_worker *w);
+void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_drop_rx(struct sroce_qp *qp);

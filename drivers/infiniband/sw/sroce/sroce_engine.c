@@ -1089,6 +1089,24 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 	return idle;
 }
 
+/*
+ * Every holder of a worker's lock honours the notes that kicks leave while
+ * it holds it (see sroce_engine_run): after unlocking it looks for one.
+ */
+static bool sroce_worker_unlock_noted(struct sroce_worker *w)
+{
+	mutex_unlock(&w->lock);
+	smp_mb();	/* unlocked, then the note; pairs with sroce_engine_run */
+	return test_bit(0, &w->kick_pending);
+}
+
+/* For holders that run no passes: the worker takes a noted kick's work. */
+void sroce_worker_unlock(struct sroce_worker *w)
+{
+	if (sroce_worker_unlock_noted(w))
+		sroce_engine_kick(w);
+}
+
 static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
@@ -1098,8 +1116,12 @@ static int sroce_worker_fn(void *arg)
 
 	while (!kthread_should_stop()) {
 		mutex_lock(&w->lock);
+		/* This pass reads every ring: it serves any kick's note. */
+		clear_bit(0, &w->kick_pending);
+		smp_mb__after_atomic();	/* the note, then the rings */
 		idle = sroce_worker_run_locked(w, 1);
-		mutex_unlock(&w->lock);
+		if (sroce_worker_unlock_noted(w))
+			idle = false;
 		if (!idle) {
 			idle_since = local_clock();
 			cond_resched();
@@ -1116,7 +1138,8 @@ static int sroce_worker_fn(void *arg)
 		smp_mb();	/* flag, then re-check; pairs with producers */
 		mutex_lock(&w->lock);
 		idle = !sroce_worker_has_work_locked(w);
-		mutex_unlock(&w->lock);
+		if (sroce_worker_unlock_noted(w))
+			idle = false;
 		if (!idle || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 		} else {
@@ -1143,12 +1166,11 @@ static int sroce_worker_fn(void *arg)
  * poll for what follows (unless the QP is answering, see below).
  *
  * A kick that finds the lock taken leaves a note (kick_pending) and
- * returns: a kicking runner checks the note after it unlocks and runs
- * again, and the worker, awake while it runs, re-checks every ring before
- * it sleeps. Only a holder that runs no passes (modify_qp, QP moves)
- * leaves the work to the worker, which is woken for it. So in a
- * ping-pong the peer's answer is carried by the kick that is still in the
- * kernel instead of waiting for a wakeup.
+ * returns; every holder looks for a note after it unlocks: a kicking
+ * runner runs again, the worker does not sleep, and a holder that runs no
+ * passes (modify_qp, QP moves) wakes the worker. So in a ping-pong the
+ * peer's answer is carried by the kick that is still in the kernel
+ * instead of waiting for a wakeup.
  */
 #define SROCE_KICK_ROUNDS 4
 
@@ -1163,19 +1185,12 @@ void sroce_engine_run(struct sroce_qp *qp)
 	set_bit(0, &w->kick_pending);
 	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
-		if (!mutex_trylock(&w->lock)) {
-			if (!READ_ONCE(w->runner))
-				sroce_engine_kick(w);
-			return;
-		}
+		if (!mutex_trylock(&w->lock))
+			return;	/* the holder finds the note */
 		clear_bit(0, &w->kick_pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
 		idle = sroce_worker_run_locked(w, 4);
-		mutex_unlock(&w->lock);
-		if (!idle)
-			break;	/* more than a kick's share: the worker's */
-		smp_mb();	/* unlocked, then the note; pairs above */
-		if (!test_bit(0, &w->kick_pending))
+		if (!sroce_worker_unlock_noted(w) || !idle)
 			break;
 	}
 	/*
@@ -1220,8 +1235,8 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 			from->num_qps--;
 			sroce_engine_set_worker(qp, to);
 		}
-		mutex_unlock(&second->lock);
-		mutex_unlock(&first->lock);
+		sroce_worker_unlock(second);
+		sroce_worker_unlock(first);
 	}
 	sroce_qp_put(dest);
 }
@@ -1254,7 +1269,7 @@ void sroce_engine_add_qp(struct sroce_qp *qp)
 	timer_setup(&qp->timer, sroce_qp_timer_fn, 0);
 	mutex_lock(&w->lock);
 	sroce_engine_set_worker(qp, w);
-	mutex_unlock(&w->lock);
+	sroce_worker_unlock(w);
 }
 
 void sroce_engine_remove_qp(struct sroce_qp *qp)
@@ -1264,7 +1279,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	mutex_lock(&w->lock);
 	list_del(&qp->worker_node);
 	w->num_qps--;
-	mutex_unlock(&w->lock);
+	sroce_worker_unlock(w);
 	del_timer_sync(&qp->timer);
 }
 

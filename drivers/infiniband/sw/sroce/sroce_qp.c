@@ -408,7 +408,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((mask & IB_QP_AV) && wire) {
 		err = sroce_net_path_set(qp, attr);
 		if (err) {
-			mutex_unlock(&qp->worker->lock);
+			sroce_worker_unlock(qp->worker);
 			goto out;
 		}
 	}
@@ -487,7 +487,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_engine_drop_rx(qp);
 	}
 	WRITE_ONCE(qp->state, new);
-	mutex_unlock(&qp->worker->lock);
+	sroce_worker_unlock(qp->worker);
 	sroce_engine_kick(qp->worker);
 	err = 0;
 out:
