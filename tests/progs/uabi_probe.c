@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <sys/wait.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/io_uring.h>
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
@@ -229,6 +232,88 @@ static void pd_cases(void)
 	close(fd);
 }
 
+static long engine_stat(const char *name)
+{
+	char key[64];
+	long value;
+	FILE *f = fopen("/sys/kernel/debug/sroce/engine", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &value) == 2)
+		if (!strcmp(key, name)) {
+			fclose(f);
+			return value;
+		}
+	fclose(f);
+	return -1;
+}
+
+/*
+ * Writes "one" to efd n times from io_uring's worker threads (IOSQE_ASYNC),
+ * which are not user threads returning to user space: the kick must take
+ * the fallback and wake the engine worker. Returns how many writes
+ * completed with 8 bytes, or -errno if io_uring cannot be set up.
+ */
+static int uring_writes(int efd, int n)
+{
+	struct io_uring_params p = {};
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	uint64_t one = 1;
+	void *sq, *cq;
+	int ring, i, done = 0;
+	unsigned int t;
+
+	ring = syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0)
+		return -errno;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqes),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) {
+		close(ring);
+		return -ENOMEM;
+	}
+	sq_tail = (unsigned int *)((char *)sq + p.sq_off.tail);
+	sq_mask = (unsigned int *)((char *)sq + p.sq_off.ring_mask);
+	sq_array = (unsigned int *)((char *)sq + p.sq_off.array);
+	cq_head = (unsigned int *)((char *)cq + p.cq_off.head);
+	cq_tail = (unsigned int *)((char *)cq + p.cq_off.tail);
+	cq_mask = (unsigned int *)((char *)cq + p.cq_off.ring_mask);
+	cqes = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
+
+	for (i = 0; i < n; i++) {
+		t = *sq_tail;
+		memset(&sqes[0], 0, sizeof(sqes[0]));
+		sqes[0].opcode = IORING_OP_WRITE;
+		sqes[0].flags = IOSQE_ASYNC;
+		sqes[0].fd = efd;
+		sqes[0].addr = (uintptr_t)&one;
+		sqes[0].len = sizeof(one);
+		sqes[0].off = -1;
+		sq_array[t & *sq_mask] = 0;
+		__atomic_store_n(sq_tail, t + 1, __ATOMIC_RELEASE);
+		if (syscall(__NR_io_uring_enter, ring, 1, 1,
+			    IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+			break;
+		t = *cq_head;
+		if (t == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE))
+			break;
+		if (cqes[t & *cq_mask].res == (int)sizeof(one))
+			done++;
+		__atomic_store_n(cq_head, t + 1, __ATOMIC_RELEASE);
+	}
+	close(ring);
+	return done;
+}
+
 struct cq_resp {
 	struct ib_uverbs_create_cq_resp core;
 	struct sroce_create_cq_resp drv;
@@ -289,7 +374,8 @@ static void qp_cases(void)
 	struct cq_resp cq;
 	struct qp_resp qp;
 	uint64_t one = 1, count;
-	int fd, err, efd, nullfd, i;
+	int fd, err, efd, nullfd, i, n;
+	long wakes;
 
 	err = get_context(&req, sizeof(req), sizeof(resp.drv), &resp, &fd);
 	if (err) {
@@ -360,6 +446,12 @@ static void qp_cases(void)
 	err = read(efd, &count, sizeof(count)) < 0 ? errno : 0;
 	tl_check(err == EAGAIN,
 		 "qp: the kernel consumed the kick count (errno %d)", err);
+	wakes = engine_stat("kick_wakes");
+	n = uring_writes(efd, 20);
+	wakes = engine_stat("kick_wakes") - wakes;
+	tl_check(n == 20 && wakes == 20,
+		 "qp: 20 kicks from io_uring workers each woke the worker (%d writes, %ld wakes)",
+		 n, wakes);
 	err = 0;
 	if (!err) {
 		err = destroy_qp(fd, qp.core.qp_handle);

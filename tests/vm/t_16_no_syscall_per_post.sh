@@ -18,7 +18,10 @@ for size in 65536 64; do
 	echo "# $size B: $wqes WQEs, $kicks kicks"
 	check "ib_write_bw $size B ran" test $rc -eq 0
 	check "engine started all 20000 WQEs ($wqes)" test "$wqes" -ge 20000
-	check "kicks are under 5% of posts at $size B ($kicks for $wqes)" test $((kicks * 20)) -lt "$wqes"
+	# The worker sleeps (and the next post kicks) when the poster stops
+	# for more than worker_spin_us, which depends on where the scheduler
+	# puts the two: 10 to 1069 kicks per 20000 64 B posts were measured.
+	check "kicks are under 10% of posts at $size B ($kicks for $wqes)" test $((kicks * 10)) -lt "$wqes"
 done
 
 # A ping-pong is the other way round: the engine sleeps between messages,
