@@ -502,6 +502,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		     u64 len, int access);
+/* A user MR's page holding iova (inside the MR), and iova's offset in it. */
+struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page);
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
 void sroce_mr_unmap(struct sroce_mr *mr, void *addr);
 
@@ -546,6 +548,9 @@ int sroce_net_path_fill(struct sroce_path *path,
 			u8 traffic_class, u8 hop_limit, u32 flow_label);
 void sroce_net_path_clear(struct sroce_qp *qp);
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
+struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
+				      const struct bio_vec *payload,
+				      unsigned int npieces, u32 len, u8 pad);
 int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_net_tx_full(struct sroce_dev *sdev);
 
