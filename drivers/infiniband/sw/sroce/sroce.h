@@ -182,6 +182,7 @@ struct sroce_worker {
 	struct mutex lock;	/* qps */
 	struct list_head qps;
 	unsigned int num_qps;
+	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
@@ -284,6 +285,7 @@ struct sroce_qp {
 	struct ib_qp_attr attr;
 	int attr_mask;
 	bool wire;			/* the peer is not on this host */
+	bool wire_counted;		/* in its worker's num_wire_qps */
 	struct sroce_path path;
 
 	/*
@@ -536,6 +538,8 @@ void sroce_engine_kick(struct sroce_worker *w);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
+/* Counts qp as a wire QP of its worker or not; under the worker's lock. */
+void sroce_engine_set_wire(struct sroce_qp *qp, bool wire);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
 

@@ -39,15 +39,19 @@ module_param(worker_spin_us, uint, 0644);
 MODULE_PARM_DESC(worker_spin_us,
 		 "How long an idle engine worker polls before it sleeps (us)");
 /*
- * The worker plays the NIC: a busy-polling application on the same CPU
- * must not starve it (on a one-CPU machine, perftest's CQ polling took
- * 57% of the CPU from a worker at nice 0 and bounded the wire bandwidth).
- * A worker with nothing to do sleeps, so the weight costs no one.
+ * A worker that serves a QP on the wire is the only processor of its
+ * packets, and an application busy-polling its CQ on the same CPU must
+ * not starve it: at nice 0, perftest's polling took 57% of a one-CPU VM
+ * from the worker and bounded the wire bandwidth. A worker with shortcut
+ * QPs only stays at nice 0: there the posting processes run the engine
+ * through their kicks, and a heavier worker cost the 64 B message rate of
+ * two polling processes on two CPUs about a fifth. A worker with nothing
+ * to do sleeps, so the weight costs no one.
  */
 static int worker_nice = -10;
 module_param(worker_nice, int, 0444);
 MODULE_PARM_DESC(worker_nice,
-		 "Scheduling nice value of the engine workers (-20..19)");
+		 "Nice value of engine workers serving wire QPs (-20..19)");
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
 
@@ -1246,6 +1250,19 @@ void sroce_engine_run(struct sroce_qp *qp)
 		sroce_engine_kick(w);
 }
 
+void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
+{
+	struct sroce_worker *w = qp->worker;
+
+	lockdep_assert_held(&w->lock);
+	if (qp->wire_counted == wire)
+		return;
+	qp->wire_counted = wire;
+	if (wire ? w->num_wire_qps++ == 0 : --w->num_wire_qps == 0)
+		set_user_nice(w->task,
+			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
+}
+
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
 {
 	qp->worker = w;
@@ -1271,6 +1288,7 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 		/* The peer may have moved meanwhile: follow it. */
 		to = dest->worker;
 		if (to == first || to == second) {
+			sroce_engine_set_wire(qp, false);
 			list_del(&qp->worker_node);
 			from->num_qps--;
 			sroce_engine_set_worker(qp, to);
@@ -1317,6 +1335,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	struct sroce_worker *w = qp->worker;
 
 	mutex_lock(&w->lock);
+	sroce_engine_set_wire(qp, false);
 	list_del(&qp->worker_node);
 	w->num_qps--;
 	sroce_worker_unlock(w);
@@ -1347,7 +1366,6 @@ int sroce_engine_start(struct sroce_dev *sdev)
 					 netdev_name(sdev->ndev), i);
 		if (IS_ERR(w->task))
 			goto err_workers;
-		set_user_nice(w->task, clamp(worker_nice, MIN_NICE, MAX_NICE));
 		wake_up_process(w->task);
 	}
 	return 0;
