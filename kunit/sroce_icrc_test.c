@@ -123,31 +123,29 @@ static u32 sroce_icrc_pieces(struct kunit *test, const u8 *p, size_t len,
 	return sroce_icrc_end(crc);
 }
 
+/* Every first piece from hdrs bytes to all of them, the rest in steps. */
+static void sroce_icrc_check_cuts(struct kunit *test, const u8 *p, size_t len,
+				  size_t hdrs)
+{
+	u32 ref = sroce_icrc_of(test, p, len);
+	size_t first, step;
+
+	for (first = hdrs; first <= len; first++)
+		for (step = 1; step <= 9; step += 4)
+			KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_pieces(test, p, len,
+								    first, step),
+					    ref, "IPv%u first %zu step %zu",
+					    p[0] >> 4, first, step);
+}
+
 static void sroce_icrc_pieces_test(struct kunit *test)
 {
-	size_t first, step, hdrs;
 	u8 p[V6_LEN];
-	u32 ref;
 
 	sroce_fill_v4(p);
-	ref = sroce_icrc_of(test, p, V4_LEN);
-	hdrs = 20 + 8 + 12;
-	for (first = hdrs; first <= V4_LEN; first++)
-		for (step = 1; step <= 9; step += 4)
-			KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_pieces(test, p, V4_LEN,
-								    first, step),
-					    ref, "IPv4 first %zu step %zu",
-					    first, step);
-
+	sroce_icrc_check_cuts(test, p, V4_LEN, 20 + 8 + 12);
 	sroce_fill_v6(p);
-	ref = sroce_icrc_of(test, p, V6_LEN);
-	hdrs = 40 + 8 + 12;
-	for (first = hdrs; first <= V6_LEN; first++)
-		for (step = 1; step <= 9; step += 4)
-			KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_pieces(test, p, V6_LEN,
-								    first, step),
-					    ref, "IPv6 first %zu step %zu",
-					    first, step);
+	sroce_icrc_check_cuts(test, p, V6_LEN, 40 + 8 + 12);
 }
 
 static struct kunit_case sroce_icrc_cases[] = {
