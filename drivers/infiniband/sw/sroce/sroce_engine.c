@@ -52,8 +52,6 @@ static int worker_nice = -10;
 module_param(worker_nice, int, 0444);
 MODULE_PARM_DESC(worker_nice,
 		 "Nice value of engine workers serving wire QPs (-20..19)");
-/* The longest an idle pass counts as polling (see sroce_worker_fn()). */
-#define SROCE_IDLE_PASS_MAX_NS (10 * NSEC_PER_USEC)
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
 
@@ -1157,7 +1155,7 @@ static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
 	u32 *status = &w->sdev->status->words[w->index];
-	u64 last = local_clock(), polled = 0, now;
+	u64 idle_since = local_clock();
 	bool idle;
 
 	while (!kthread_should_stop()) {
@@ -1168,22 +1166,13 @@ static int sroce_worker_fn(void *arg)
 		idle = sroce_worker_run_locked(w, 1);
 		if (sroce_worker_unlock_noted(w))
 			idle = false;
-		now = local_clock();
 		if (!idle) {
-			polled = 0;
-			last = now;
+			idle_since = local_clock();
 			cond_resched();
 			continue;
 		}
-		/*
-		 * Only time spent polling counts towards the spin: a longer
-		 * gap between two passes means this thread (or its virtual
-		 * CPU) was not running, and a poster may not have had a
-		 * chance to post either.
-		 */
-		polled += min_t(u64, now - last, SROCE_IDLE_PASS_MAX_NS);
-		last = now;
-		if (polled < (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC) {
+		if (local_clock() - idle_since <
+		    (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
 		}
@@ -1209,8 +1198,7 @@ static int sroce_worker_fn(void *arg)
 				schedule();
 		}
 		WRITE_ONCE(*status, 0);
-		polled = 0;
-		last = local_clock();
+		idle_since = local_clock();
 	}
 	return 0;
 }
