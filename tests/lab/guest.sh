@@ -78,28 +78,6 @@ engine_counters() {
 	return 0
 }
 
-# The nice values of the sroce engine workers, one a line.
-worker_nices() {
-	local p
-	for p in $(pgrep '^sroce/'); do ps -o nice= -p "$p"; done | tr -d ' '
-}
-
-workers_at_nice_0() {
-	[ "$(worker_nices | sort -u)" = 0 ]
-}
-
-# watch_nices FILE CMD...: runs CMD, sampling worker_nices into FILE.
-watch_nices() {
-	local file=$1 w
-	shift
-	: > "$file"
-	( while :; do worker_nices >> "$file"; sleep 0.2; done ) &
-	w=$!
-	"$@"
-	kill "$w"
-	wait "$w" 2> /dev/null
-}
-
 lab_check() {	# lab_check DESCRIPTION CMD...
 	local what=$1
 	shift
