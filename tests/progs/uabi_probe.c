@@ -278,8 +278,8 @@ static int uring_writes(int efd, int n)
 	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
 	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) {
-		close(ring);
-		return -ENOMEM;
+		done = -ENOMEM;
+		goto out;
 	}
 	sq_tail = (unsigned int *)((char *)sq + p.sq_off.tail);
 	sq_mask = (unsigned int *)((char *)sq + p.sq_off.ring_mask);
@@ -310,6 +310,13 @@ static int uring_writes(int efd, int n)
 			done++;
 		__atomic_store_n(cq_head, t + 1, __ATOMIC_RELEASE);
 	}
+out:
+	if (sqes != MAP_FAILED)
+		munmap(sqes, p.sq_entries * sizeof(*sqes));
+	if (cq != MAP_FAILED)
+		munmap(cq, p.cq_off.cqes + p.cq_entries * sizeof(*cqes));
+	if (sq != MAP_FAILED)
+		munmap(sq, p.sq_off.array + p.sq_entries * sizeof(unsigned int));
 	close(ring);
 	return done;
 }

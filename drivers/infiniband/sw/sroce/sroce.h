@@ -174,6 +174,9 @@ struct sroce_mr {
 	struct completion released;
 };
 
+/* The bit a kick sets in kick_pending when it finds the lock taken. */
+#define SROCE_KICK_NOTED 0
+
 /* An engine worker: owns a set of QPs and runs their contexts. */
 struct sroce_worker {
 	struct sroce_dev *sdev;
@@ -185,7 +188,7 @@ struct sroce_worker {
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
-	unsigned long kick_pending;
+	unsigned long kick_pending;	/* bit SROCE_KICK_NOTED */
 };
 
 /* A piece of memory a message reads or writes; mr NULL: kernel buffer. */

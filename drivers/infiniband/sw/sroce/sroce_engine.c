@@ -1097,7 +1097,7 @@ static bool sroce_worker_unlock_noted(struct sroce_worker *w)
 {
 	mutex_unlock(&w->lock);
 	smp_mb();	/* unlocked, then the note; pairs with sroce_engine_run */
-	return test_bit(0, &w->kick_pending);
+	return test_bit(SROCE_KICK_NOTED, &w->kick_pending);
 }
 
 /* For holders that run no passes: the worker takes a noted kick's work. */
@@ -1117,7 +1117,7 @@ static int sroce_worker_fn(void *arg)
 	while (!kthread_should_stop()) {
 		mutex_lock(&w->lock);
 		/* This pass reads every ring: it serves any kick's note. */
-		clear_bit(0, &w->kick_pending);
+		clear_bit(SROCE_KICK_NOTED, &w->kick_pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
 		idle = sroce_worker_run_locked(w, 1);
 		if (sroce_worker_unlock_noted(w))
@@ -1182,12 +1182,12 @@ void sroce_engine_run(struct sroce_qp *qp)
 	u32 rx_psn;
 
 	sroce_stat_add(SROCE_STAT_KICKS, 1);
-	set_bit(0, &w->kick_pending);
+	set_bit(SROCE_KICK_NOTED, &w->kick_pending);
 	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
 		if (!mutex_trylock(&w->lock))
 			return;	/* the holder finds the note */
-		clear_bit(0, &w->kick_pending);
+		clear_bit(SROCE_KICK_NOTED, &w->kick_pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
 		idle = sroce_worker_run_locked(w, 4);
 		if (!sroce_worker_unlock_noted(w) || !idle)

@@ -487,7 +487,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_engine_drop_rx(qp);
 	}
 	WRITE_ONCE(qp->state, new);
-	sroce_worker_unlock(qp->worker);
+	/* The kick below also serves any note left meanwhile. */
+	mutex_unlock(&qp->worker->lock);
 	sroce_engine_kick(qp->worker);
 	err = 0;
 out:
