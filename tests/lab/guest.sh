@@ -141,8 +141,8 @@ teardown_client() {
 	local round out i rc
 	for round in 1 2 3; do
 		for i in $(seq 1 300); do
-			out=$(timeout 60 ib_write_bw -d "$D" -x "$GID4" -F -D 15 \
-				-q 2 "$PEER4" 2>&1)
+			out=$(lab_timeout 60 "ib_write_bw -d $D -x $GID4 -F \
+				-D 15 -q 2 $PEER4")
 			rc=$?
 			grep -q "Couldn't connect\|Unable to init the socket" \
 				<<<"$out" || break
@@ -154,9 +154,45 @@ teardown_client() {
 			grep -q "RDMA_Write BW Test" <<<"$out"
 		lab_check "wire teardown round $round: the client ended (status $rc)" \
 			test "$rc" -ne 124
+		lab_stuck_report "$rc"
 		lab_check "wire teardown round $round: client objects released" \
 			wait_gone 10
 	done
+}
+
+# Where the verbs processes and the QPs wait, for a command that hangs.
+lab_snapshot() {
+	local p
+	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
+	rdma res show qp
+	engine_counters
+	for p in $(pgrep -f 'ib_|ibv_|rping|ucmatose|udaddy'); do
+		[ -s "/proc/$p/cmdline" ] || continue	# a kernel thread
+		echo "pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)"
+		sed 's/^/  /' "/proc/$p/stack" 2> /dev/null
+	done
+}
+
+# lab_timeout SECS CMD: runs CMD (bash) for at most SECS seconds, printing
+# its output; a second before the end the QPs and counters are saved in
+# /tmp/lab_stuck, to show where a command that hangs waits.
+lab_timeout() {
+	local secs=$1 watch rc
+	rm -f /tmp/lab_stuck
+	( sleep $(($1 - 1)) && lab_snapshot > /tmp/lab_stuck 2>&1 ) \
+		> /dev/null 2>&1 &
+	watch=$!
+	timeout "$secs" bash -c "$2" 2>&1
+	rc=$?
+	kill "$watch" 2> /dev/null
+	wait "$watch" 2> /dev/null
+	return $rc
+}
+
+lab_stuck_report() {	# lab_stuck_report STATUS: after a timeout
+	[ "$1" -eq 124 ] && [ -s /tmp/lab_stuck ] &&
+		sed 's/^/# stuck: /' /tmp/lab_stuck
+	return 0
 }
 
 # Connection manager, UD and UC between the VMs with unmodified clients.
@@ -166,23 +202,26 @@ teardown_client() {
 cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 	local role=$1 name=$2 pat=$3 out rc i
 	if [ "$role" = serve ]; then
-		out=$(timeout 120 bash -c "$4" 2>&1)
+		out=$(lab_timeout 120 "$4")
 		rc=$?
 		lab_check "$name: server side ($D, status $rc)" \
 			test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
 		[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+		lab_stuck_report "$rc"
 		return
 	fi
 	for i in $(seq 1 60); do
-		out=$(timeout 120 bash -c "$5" 2>&1)
+		out=$(lab_timeout 120 "$5")
 		rc=$?
-		[ "$rc" -eq 0 ] && break
+		# Only a client that never reached its server tries again.
+		[ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] && break
 		grep -qiE "reject|unreachable|couldn't connect|connection refused|unable to|failed to connect|error 8|addr|route" <<<"$out" || break
 		sleep 0.5
 	done
 	lab_check "$name: client side ($D, status $rc)" \
 		test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
 	[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+	lab_stuck_report "$rc"
 }
 
 cm_phases() {	# cm_phases ROLE TAG
@@ -212,4 +251,9 @@ cm_phases() {	# cm_phases ROLE TAG
 	cm_phase "$r" "$tag ib_write_bw -c UC" '^ *65536 +200 ' \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200" \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200 $srv4"
+	# 1024 packets a message: more than an RC window, which UC has not.
+	cm_phase "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \
+		'^ *1048576 +20 ' \
+		"ib_write_bw -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024" \
+		"ib_write_bw -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024 $srv4"
 }

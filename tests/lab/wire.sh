@@ -7,8 +7,10 @@
 #   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
 # - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD and
-#   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC).
-# Prints the checks of both VMs and "wire: N passed, N failed".
+#   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
+#   UC messages of 1024 packets).
+# Prints the checks of both VMs and "wire: N passed, N failed". A command
+# that times out prints where its QPs and processes waited ("# stuck:").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 logs=$(mktemp -d)

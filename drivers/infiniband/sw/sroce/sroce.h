@@ -19,6 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/seq_file.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
@@ -189,6 +190,12 @@ struct sroce_worker {
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
 	unsigned long kick_pending;	/* bit SROCE_KICK_NOTED */
+	/*
+	 * A QP's wire work waited for the TX socket during the last check
+	 * before sleeping: the stack frees our skbs without telling us, so
+	 * the worker then sleeps a jiffy at most. Written under lock.
+	 */
+	bool tx_blocked;
 };
 
 /* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
@@ -516,6 +523,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_qp_debug_show(struct seq_file *s, void *unused);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -1112,7 +1112,7 @@ static int sroce_worker_fn(void *arg)
 	struct sroce_worker *w = arg;
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
-	bool idle;
+	bool idle, tx_blocked;
 
 	while (!kthread_should_stop()) {
 		mutex_lock(&w->lock);
@@ -1137,18 +1137,16 @@ static int sroce_worker_fn(void *arg)
 		WRITE_ONCE(*status, SROCE_WORKER_NEED_WAKEUP);
 		smp_mb();	/* flag, then re-check; pairs with producers */
 		mutex_lock(&w->lock);
+		w->tx_blocked = false;
 		idle = !sroce_worker_has_work_locked(w);
+		tx_blocked = w->tx_blocked;
 		if (sroce_worker_unlock_noted(w))
 			idle = false;
 		if (!idle || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 		} else {
 			sroce_stat_add(SROCE_STAT_SLEEPS, 1);
-			/*
-			 * The stack frees our skbs without telling us: with
-			 * the TX socket full, look again a jiffy later.
-			 */
-			if (w->sdev->net_open && sroce_net_tx_full(w->sdev))
+			if (tx_blocked)
 				schedule_timeout(1);
 			else
 				schedule();

@@ -114,6 +114,7 @@ static int sroce_objects_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_objects);
+DEFINE_SHOW_ATTRIBUTE(sroce_qp_debug);
 
 static void sroce_dealloc_driver(struct ib_device *ibdev)
 {
@@ -432,6 +433,8 @@ static int __init sroce_init(void)
 			    &sroce_objects_fops);
 	debugfs_create_file("engine", 0400, sroce_debugfs, NULL,
 			    &sroce_engine_stats_fops);
+	debugfs_create_file("qps", 0400, sroce_debugfs, NULL,
+			    &sroce_qp_debug_fops);
 
 	rdma_link_register(&sroce_link_ops);
 	return 0;

@@ -13,6 +13,7 @@
  *   in-flight message that names it is gone (qp->refs).
  */
 #include <linux/log2.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <sroce/mtu.h>
@@ -66,6 +67,50 @@ void sroce_qp_put(struct sroce_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->released);
+}
+
+/*
+ * debugfs "qps": a line per QP with its rings and PSNs, for finding where
+ * a stuck connection waits. Worker-owned fields are read without the
+ * worker, so a line is a hint, not a snapshot. The QPs stay allocated
+ * under rcu_read_lock(): destroy waits for RCU readers before freeing.
+ */
+static u32 sroce_qp_debug_producer(struct sroce_queue *q)
+{
+	return q->hdr ? sroce_ring_read_index(&q->hdr->producer) : 0;
+}
+
+static void sroce_qp_debug_line(struct seq_file *s, struct sroce_qp *qp)
+{
+	seq_printf(s, "qpn %u type %d state %d wire %d",
+		   qp->ibqp.qp_num, qp->ibqp.qp_type, READ_ONCE(qp->state),
+		   READ_ONCE(qp->wire));
+	seq_printf(s, " sq retire %u next %u fetched %u producer %u",
+		   READ_ONCE(qp->sq_retire), READ_ONCE(qp->sq_next),
+		   READ_ONCE(qp->sq_fetched), sroce_qp_debug_producer(&qp->sq));
+	seq_printf(s, " rq index %u producer %u",
+		   READ_ONCE(qp->rq.index), sroce_qp_debug_producer(&qp->rq));
+	seq_printf(s, " psn req %u una %u sent %u expected %u rx_seq %d",
+		   READ_ONCE(qp->req_psn), READ_ONCE(qp->una_psn),
+		   READ_ONCE(qp->sent_psn), READ_ONCE(qp->rx_expected_psn),
+		   READ_ONCE(qp->rx_seq));
+	seq_printf(s, " rx_skbs %u resend %d retries %u\n",
+		   skb_queue_len_lockless(&qp->rx_skbs),
+		   READ_ONCE(qp->resend_at) != 0, READ_ONCE(qp->retries));
+}
+
+int sroce_qp_debug_show(struct seq_file *s, void *unused)
+{
+	struct sroce_qp *qp;
+	unsigned long id;
+
+	rcu_read_lock();
+	xa_for_each(&sroce_gsi_qps, id, qp)
+		sroce_qp_debug_line(s, qp);
+	xa_for_each(&sroce_qps, id, qp)
+		sroce_qp_debug_line(s, qp);
+	rcu_read_unlock();
+	return 0;
 }
 
 /* For kernel CQ polling: the CQ's QPs outlive their completions. */

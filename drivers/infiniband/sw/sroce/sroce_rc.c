@@ -10,7 +10,8 @@
  *   completes;
  * - una_psn is the oldest PSN not acknowledged; no packet goes out at
  *   SROCE_WIRE_WINDOW PSNs or more past it, and no more READs/atomics
- *   than max_rd_atomic are outstanding;
+ *   than max_rd_atomic are outstanding; UC has no window, as nothing
+ *   acknowledges it: a message of any length goes out whole;
  * - an ACK of PSN p completes every SEND/WRITE that ends at or before p;
  *   a READ or atomic completes only with its own responses, which must
  *   arrive in PSN order. A gap, a timeout or a NAK sends the requester
@@ -414,6 +415,8 @@ static u32 sroce_rc_next_psn(struct sroce_qp *qp)
 
 static bool sroce_rc_window_open(struct sroce_qp *qp)
 {
+	if (sroce_qp_is_uc(qp))
+		return true;
 	return sroce_psn_diff(sroce_rc_next_psn(qp), qp->una_psn) <
 	       SROCE_WIRE_WINDOW;
 }
@@ -1074,8 +1077,10 @@ bool sroce_rc_has_work(struct sroce_qp *qp)
 		return false;
 	if (qp->ctrl_pending || qp->ack_pending)
 		return true;
-	if (sroce_net_tx_full(qp->sdev))
-		return false;	/* the worker looks again a jiffy later */
+	if (sroce_net_tx_full(qp->sdev)) {
+		qp->worker->tx_blocked = true;	/* looks again a jiffy later */
+		return false;
+	}
 	if (qp->rd_tail != qp->rd_head)
 		return true;
 	if (state != IB_QPS_RTS)
