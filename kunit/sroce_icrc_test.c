@@ -102,10 +102,57 @@ static void sroce_icrc_refuse_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_icrc_linear(p, 0, &icrc));
 }
 
+/*
+ * A packet in pieces has the ICRC of the same bytes in one: the first
+ * piece covers at least the masked headers, the rest are cut anywhere,
+ * empty pieces included.
+ */
+static u32 sroce_icrc_pieces(struct kunit *test, const u8 *p, size_t len,
+			     size_t first, size_t step)
+{
+	size_t done, at, n;
+	u32 crc;
+
+	KUNIT_ASSERT_TRUE(test, sroce_icrc_begin(p, first, &crc, &done));
+	crc = sroce_icrc_add(crc, p + done, first - done);
+	for (at = first; at < len; at += n) {
+		n = min(step, len - at);
+		crc = sroce_icrc_add(crc, p + at, 0);
+		crc = sroce_icrc_add(crc, p + at, n);
+	}
+	return sroce_icrc_end(crc);
+}
+
+/* Every first piece from hdrs bytes to all of them, the rest in steps. */
+static void sroce_icrc_check_cuts(struct kunit *test, const u8 *p, size_t len,
+				  size_t hdrs)
+{
+	u32 ref = sroce_icrc_of(test, p, len);
+	size_t first, step;
+
+	for (first = hdrs; first <= len; first++)
+		for (step = 1; step <= 9; step += 4)
+			KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_pieces(test, p, len,
+								    first, step),
+					    ref, "IPv%u first %zu step %zu",
+					    p[0] >> 4, first, step);
+}
+
+static void sroce_icrc_pieces_test(struct kunit *test)
+{
+	u8 p[V6_LEN];
+
+	sroce_fill_v4(p);
+	sroce_icrc_check_cuts(test, p, V4_LEN, 20 + 8 + 12);
+	sroce_fill_v6(p);
+	sroce_icrc_check_cuts(test, p, V6_LEN, 40 + 8 + 12);
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(sroce_icrc_variant_test),
 	KUNIT_CASE(sroce_icrc_invariant_test),
 	KUNIT_CASE(sroce_icrc_refuse_test),
+	KUNIT_CASE(sroce_icrc_pieces_test),
 	{}
 };
 

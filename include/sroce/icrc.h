@@ -31,4 +31,17 @@ bool sroce_icrc_begin(const u8 *l3, size_t l3_len, u32 *crc, size_t *done);
  */
 bool sroce_icrc_linear(const u8 *l3, size_t l3_len, u32 *icrc);
 
+/*
+ * A packet held in pieces: sroce_icrc_begin() on the first (which covers
+ * the masked headers), then the rest of the first piece and every later
+ * one up to the end of the pad through sroce_icrc_add(), in order;
+ * sroce_icrc_end() gives the ICRC.
+ */
+u32 sroce_icrc_add(u32 crc, const void *p, size_t len);
+
+static inline u32 sroce_icrc_end(u32 crc)
+{
+	return ~crc;
+}
+
 #endif /* SROCE_ICRC_H */

@@ -78,6 +78,28 @@ engine_counters() {
 	return 0
 }
 
+# The nice values of the sroce engine workers, one a line.
+worker_nices() {
+	local p
+	for p in $(pgrep '^sroce/'); do ps -o nice= -p "$p"; done | tr -d ' '
+}
+
+workers_at_nice_0() {
+	[ "$(worker_nices | sort -u)" = 0 ]
+}
+
+# watch_nices FILE CMD...: runs CMD, sampling worker_nices into FILE.
+watch_nices() {
+	local file=$1 w
+	shift
+	: > "$file"
+	( while :; do worker_nices >> "$file"; sleep 0.2; done ) &
+	w=$!
+	"$@"
+	kill "$w"
+	wait "$w" 2> /dev/null
+}
+
 lab_check() {	# lab_check DESCRIPTION CMD...
 	local what=$1
 	shift
@@ -224,7 +246,10 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 	lab_stuck_report "$rc"
 }
 
-cm_phases() {	# cm_phases ROLE TAG
+# A third argument "no-flood" leaves out the UC phase of 1024-packet
+# messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
+# flow control) once stalled the lab link for over a minute.
+cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	local r=$1 tag=$2 me4=192.0.2.$ME
 	local srv4=$me4 srv6=2001:db8::$ME
 	if [ "$r" = drive ]; then srv4=$PEER4; srv6=2001:db8::$PEER; fi
@@ -252,6 +277,7 @@ cm_phases() {	# cm_phases ROLE TAG
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200" \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200 $srv4"
 	# 1024 packets a message: more than an RC window, which UC has not.
+	[ "${3:-}" = no-flood ] && return
 	cm_phase "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \
 		'^ *1048576 +20 ' \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024" \

@@ -8,7 +8,7 @@
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
 # - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
-#   UC messages of 1024 packets).
+#   UC messages of 1024 packets, except from sroce to rxe).
 # Prints the checks of both VMs and "wire: N passed, N failed". A command
 # that times out prints where its QPs and processes waited ("# stuck:").
 set -uo pipefail
@@ -65,7 +65,10 @@ serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases serve sroce-sroce
 teardown_server")" "$(guest 11 10 sroce 1500 "
-drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
+lab_check 'engine workers start at nice 0' workers_at_nice_0
+watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
+lab_check 'a worker serving wire QPs ran at nice -10' grep -qx -- -10 /tmp/nices
+lab_check 'workers are back at nice 0 once their wire QPs are gone' workers_at_nice_0
 serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
@@ -80,7 +83,7 @@ drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases serve 'rxe->sroce'
-cm_phases drive 'sroce->rxe'")" \
+cm_phases drive 'sroce->rxe' no-flood")" \
 "$(guest 11 10 rxe 9000 "
 export RC_REMOTE_SKIP_DEAD_PEER=1
 drive 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
@@ -88,7 +91,7 @@ serve 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases drive 'rxe->sroce'
-cm_phases serve 'sroce->rxe'")"
+cm_phases serve 'sroce->rxe' no-flood")"
 
 echo "(seed $seed)"
 echo "wire: $passed passed, $failed failed"

@@ -186,6 +186,7 @@ struct sroce_worker {
 	struct mutex lock;	/* qps */
 	struct list_head qps;
 	unsigned int num_qps;
+	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
@@ -294,6 +295,7 @@ struct sroce_qp {
 	struct ib_qp_attr attr;
 	int attr_mask;
 	bool wire;			/* the peer is not on this host */
+	bool wire_counted;		/* in its worker's num_wire_qps */
 	struct sroce_path path;
 
 	/*
@@ -512,6 +514,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		     u64 len, int access);
+/* A user MR's page holding iova (inside the MR), and iova's offset in it. */
+struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page);
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
 void sroce_mr_unmap(struct sroce_mr *mr, void *addr);
 
@@ -545,6 +549,8 @@ void sroce_engine_kick(struct sroce_worker *w);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
+/* Counts qp as a wire QP of its worker or not; under the worker's lock. */
+void sroce_engine_set_wire(struct sroce_qp *qp, bool wire);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
 
@@ -557,6 +563,9 @@ int sroce_net_path_fill(struct sroce_path *path,
 			u8 traffic_class, u8 hop_limit, u32 flow_label);
 void sroce_net_path_clear(struct sroce_qp *qp);
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
+struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
+				      const struct bio_vec *payload,
+				      unsigned int npieces, u32 len, u8 pad);
 int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_net_tx_full(struct sroce_dev *sdev);
 

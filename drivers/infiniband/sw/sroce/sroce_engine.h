@@ -24,10 +24,27 @@ void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 /* Copies len bytes; both sides were checked to hold at least len. */
 void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
 		    u32 len);
+/*
+ * The page pieces behind len bytes from it, for attaching to an skb
+ * rather than copying: returns how many of vec they fill, or -EOPNOTSUPP
+ * if the bytes are kernel memory or need more than max pieces. it does
+ * not move.
+ */
+int sroce_seg_pages(const struct sroce_seg_iter *it, u32 len,
+		    struct bio_vec *vec, unsigned int max);
 void sroce_segs_put(const struct sroce_seg *segs, unsigned int num);
 /* Copies len bytes between segment lists that both hold at least len. */
 void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 		     const struct sroce_seg *src, unsigned int nsrc, u32 len);
+/*
+ * A received packet's payload as kernel segments: what follows the
+ * headers in the skb's linear part, then its page fragments.
+ */
+struct sroce_rx_payload {
+	unsigned int num;
+	struct sroce_seg seg[MAX_SKB_FRAGS + 1];
+};
+
 /* A kernel buffer as a segment. */
 static inline struct sroce_seg sroce_kseg(void *p, u32 len)
 {

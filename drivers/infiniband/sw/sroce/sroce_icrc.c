@@ -61,6 +61,11 @@ bool sroce_icrc_begin(const u8 *l3, size_t l3_len, u32 *crc, size_t *done)
 	return true;
 }
 
+u32 sroce_icrc_add(u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+
 bool sroce_icrc_linear(const u8 *l3, size_t l3_len, u32 *icrc)
 {
 	size_t done;
@@ -68,6 +73,6 @@ bool sroce_icrc_linear(const u8 *l3, size_t l3_len, u32 *icrc)
 
 	if (!sroce_icrc_begin(l3, l3_len, &crc, &done))
 		return false;
-	*icrc = ~crc32_le(crc, l3 + done, l3_len - done);
+	*icrc = sroce_icrc_end(sroce_icrc_add(crc, l3 + done, l3_len - done));
 	return true;
 }

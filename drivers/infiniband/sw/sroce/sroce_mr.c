@@ -185,21 +185,26 @@ bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
  * Maps the page holding iova (checked by sroce_mr_allows()) and returns its
  * address; *chunk gets the bytes left in that page.
  */
+struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page)
+{
+	u64 off = iova - mr->iova + mr->first_page_offset;
+
+	*in_page = off & ~PAGE_MASK;
+	return mr->pages[off >> PAGE_SHIFT];
+}
+
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
 {
-	u64 off;
-	unsigned long pg;
-	unsigned int in_page;
+	struct page *page;
+	u32 in_page;
 
 	if (mr->dma) {
 		*chunk = PAGE_SIZE - offset_in_page(iova);
 		return (void *)(uintptr_t)iova;
 	}
-	off = iova - mr->iova + mr->first_page_offset;
-	pg = off >> PAGE_SHIFT;
-	in_page = off & ~PAGE_MASK;
+	page = sroce_mr_page(mr, iova, &in_page);
 	*chunk = PAGE_SIZE - in_page;
-	return kmap_local_page(mr->pages[pg]) + in_page;
+	return kmap_local_page(page) + in_page;
 }
 
 void sroce_mr_unmap(struct sroce_mr *mr, void *addr)

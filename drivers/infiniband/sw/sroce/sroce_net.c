@@ -93,6 +93,43 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
 }
 
 /*
+ * The longest transport headers any packet can have: the BTH and every
+ * extension header. A received packet's first bytes up to that length are
+ * made linear, which covers the headers of every opcode; its payload stays
+ * where the NIC put it.
+ */
+#define SROCE_RX_LINEAR_HDRS \
+	(SROCE_BTH_LEN + SROCE_DETH_LEN + SROCE_RETH_LEN + SROCE_ATMETH_LEN + \
+	 SROCE_AETH_LEN + SROCE_ATMACK_LEN + SROCE_IMMDT_LEN + SROCE_IETH_LEN)
+
+/*
+ * Whether the ICRC in the last bytes of skb (which starts at the BTH,
+ * linear at least to the BTH's end, the IP header before it) is right.
+ */
+static bool sroce_net_rx_icrc_ok(struct sk_buff *skb)
+{
+	unsigned int body = skb->len - SROCE_ICRC_LEN, at, n;
+	u8 *l3 = skb_network_header(skb);
+	struct skb_seq_state seq;
+	const u8 *p;
+	__le32 wire;
+	size_t done;
+	u32 crc;
+
+	if (!sroce_icrc_begin(l3, skb->data + SROCE_BTH_LEN - l3, &crc, &done))
+		return false;
+	/* skb_seq_read() hands out whole blocks, which may run past body. */
+	skb_prepare_seq_read(skb, SROCE_BTH_LEN, body, &seq);
+	for (at = 0; (n = skb_seq_read(at, &p, &seq)); at += n) {
+		n = min(n, body - SROCE_BTH_LEN - at);
+		crc = sroce_icrc_add(crc, p, n);
+	}
+	if (skb_copy_bits(skb, body, &wire, sizeof(wire)))
+		return false;
+	return sroce_icrc_end(crc) == le32_to_cpu(wire);
+}
+
+/*
  * Only what finding the QP needs happens here (length, ICRC, BTH
  * destination); the QP's worker parses the rest, once.
  */
@@ -100,23 +137,18 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_qp *qp;
 	unsigned int len;
-	u32 icrc;
-	u8 *l3;
 
-	if (skb_linearize(skb))
-		goto malformed;
 	len = ntohs(udp_hdr(skb)->len);
 	if (len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
 	    len > skb->len)
 		goto malformed;
 	skb_pull(skb, sizeof(struct udphdr));
-	if (pskb_trim(skb, len - sizeof(struct udphdr)))
+	if (pskb_trim(skb, len - sizeof(struct udphdr)) ||
+	    !pskb_may_pull(skb, min_t(unsigned int, skb->len,
+				      SROCE_RX_LINEAR_HDRS)))
 		goto malformed;
 
-	l3 = skb_network_header(skb);
-	if (!sroce_icrc_linear(l3, skb->data + skb->len - SROCE_ICRC_LEN - l3,
-			       &icrc) ||
-	    icrc != get_unaligned_le32(skb->data + skb->len - SROCE_ICRC_LEN)) {
+	if (!sroce_net_rx_icrc_ok(skb)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_ICRC, 1);
 		kfree_skb(skb);
 		return 0;
@@ -358,6 +390,109 @@ struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
 	return skb;
 }
 
+/* The pad that rounds a payload up to whole 32-bit words. */
+#define SROCE_PAD_MAX 3
+
+/*
+ * A packet whose payload is attached, not copied: the headers (hdr_len
+ * bytes, for the caller to write) go in the linear part, then the npieces
+ * payload pages, then a small fragment of our own that holds the pad and
+ * will hold the ICRC. Each page gets a reference, so it outlives the MR if
+ * the skb does. The pages stay user-writable: SKBFL_SHARED_FRAG tells the
+ * stack, and a packet changed after its ICRC was computed is dropped by
+ * its receiver, as a corrupted one is.
+ */
+struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
+				      const struct bio_vec *payload,
+				      unsigned int npieces, u32 len, u8 pad)
+{
+	struct net_device *ndev = qp->sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+	struct page *page;
+	unsigned int i;
+	u8 *trailer;
+
+	if (WARN_ON_ONCE(npieces >= MAX_SKB_FRAGS))
+		return NULL;
+	skb = alloc_skb(head + hdr_len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	trailer = netdev_alloc_frag(SROCE_PAD_MAX + SROCE_ICRC_LEN);
+	if (!trailer) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_reserve(skb, head);
+	skb_put(skb, hdr_len);
+	for (i = 0; i < npieces; i++) {
+		get_page(payload[i].bv_page);
+		skb_fill_page_desc(skb, i, payload[i].bv_page,
+				   payload[i].bv_offset, payload[i].bv_len);
+	}
+	memset(trailer, 0, pad);
+	page = virt_to_head_page(trailer);
+	skb_fill_page_desc(skb, npieces, page,
+			   trailer - (u8 *)page_address(page), pad);
+	skb_len_add(skb, len + pad);
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	return skb;
+}
+
+/*
+ * The ICRC's room at the packet's end: in the tailroom of a linear skb,
+ * or in the trailer fragment of one from sroce_net_alloc_paged(). It is
+ * made before the UDP and IP headers are pushed, whose lengths cover it.
+ */
+static void sroce_net_reserve_icrc(struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+
+	if (!skb_is_nonlinear(skb)) {
+		skb_put(skb, SROCE_ICRC_LEN);
+		return;
+	}
+	skb_frag_size_add(&shinfo->frags[shinfo->nr_frags - 1],
+			  SROCE_ICRC_LEN);
+	skb_len_add(skb, SROCE_ICRC_LEN);
+}
+
+/* Writes the ICRC of the packet whose IP header is at skb->data. */
+static void sroce_net_put_icrc(struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	skb_frag_t *frag;
+	unsigned int i;
+	size_t done;
+	u8 *p, *at;
+	u32 crc;
+
+	if (!skb_is_nonlinear(skb)) {
+		at = skb_tail_pointer(skb) - SROCE_ICRC_LEN;
+		sroce_icrc_linear(skb->data, at - skb->data, &crc);
+		put_unaligned_le32(crc, at);
+		return;
+	}
+	if (!sroce_icrc_begin(skb->data, skb_headlen(skb), &crc, &done))
+		return;
+	crc = sroce_icrc_add(crc, skb->data + done, skb_headlen(skb) - done);
+	for (i = 0; i + 1 < shinfo->nr_frags; i++) {
+		frag = &shinfo->frags[i];
+		p = kmap_local_page(skb_frag_page(frag));
+		crc = sroce_icrc_add(crc, p + skb_frag_off(frag),
+				     skb_frag_size(frag));
+		kunmap_local(p);
+	}
+	/* The trailer: the pad, then the ICRC. */
+	frag = &shinfo->frags[i];
+	at = (u8 *)skb_frag_address(frag) + skb_frag_size(frag) -
+	     SROCE_ICRC_LEN;
+	crc = sroce_icrc_add(crc, skb_frag_address(frag),
+			     skb_frag_size(frag) - SROCE_ICRC_LEN);
+	put_unaligned_le32(sroce_icrc_end(crc), at);
+}
+
 bool sroce_net_tx_full(struct sroce_dev *sdev)
 {
 	return sk_wmem_alloc_get(sdev->tx_sock->sk) >= SROCE_TX_BYTES_MAX;
@@ -413,8 +548,6 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_path *path = &qp->path;
 	struct dst_entry *dst;
 	struct udphdr *uh;
-	u8 *icrc_at;
-	u32 icrc;
 	int err;
 
 	dst = sroce_net_route(qp);
@@ -423,8 +556,7 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	icrc_at = skb_put(skb, SROCE_ICRC_LEN);
-
+	sroce_net_reserve_icrc(skb);
 	skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
@@ -435,8 +567,7 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_net_push_ip(path, skb, dst);
 	skb_dst_set(skb, dst);
-	sroce_icrc_linear(skb->data, icrc_at - skb->data, &icrc);
-	put_unaligned_le32(icrc, icrc_at);
+	sroce_net_put_icrc(skb);
 
 	skb->dev = sdev->ndev;
 	skb->ip_summed = CHECKSUM_NONE;

@@ -460,6 +460,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_AV) {
 		qp->attr.ah_attr = attr->ah_attr;
 		WRITE_ONCE(qp->wire, wire);
+		sroce_engine_set_wire(qp, wire);
 	}
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;

@@ -58,6 +58,21 @@ void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 /* Sending ------------------------------------------------------------------ */
 
 /*
+ * An RC request's payload longer than this travels in the MR's own pages,
+ * not copied: copying 4 KiB, and zeroing the kmalloc'ed buffer first where
+ * init_on_alloc is on, cost more than the rest of building the packet.
+ * The pages are read when the NIC below sends them, later than now, so
+ * - only RC requests attach them: a SEND or WRITE completes on its ACK,
+ *   after its packets left (a resent copy still queued then carries an
+ *   ICRC that no longer matches, and is dropped as a corrupted packet);
+ * - a UC message completes as its last packet is queued, and the
+ *   application may rewrite its buffer at once;
+ * - a READ response must carry the memory as it was when the READ
+ *   executed, not as a WRITE executed after it left it.
+ */
+#define SROCE_TX_COPY_MAX 512
+
+/*
  * Sends one packet: headers from pkt, then len payload bytes taken from
  * segs at byte off (or none), then the pad.
  */
@@ -68,8 +83,10 @@ int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	const struct sroce_opcode_info *info = sroce_opcode_info(pkt->opcode);
 	struct sroce_seg_iter src, dst;
 	struct sroce_seg out;
+	struct bio_vec pieces[MAX_SKB_FRAGS - 1];
 	struct sk_buff *skb;
 	size_t hdr_len;
+	int npieces;
 	u8 pad;
 
 	if (WARN_ON_ONCE(!info))
@@ -78,6 +95,21 @@ int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	pad = -len & 3;
 	pkt->pad = pad;
 	pkt->pkey = SROCE_DEFAULT_PKEY;
+	if (len > SROCE_TX_COPY_MAX && !sroce_qp_is_uc(qp) &&
+	    (info->flags & SROCE_HDR_REQUEST)) {
+		sroce_seg_iter_init(&src, segs, nsegs, off);
+		npieces = sroce_seg_pages(&src, len, pieces,
+					  ARRAY_SIZE(pieces));
+		if (npieces > 0) {
+			skb = sroce_net_alloc_paged(qp, hdr_len, pieces,
+						    npieces, len, pad);
+			if (skb) {
+				sroce_pkt_build_hdrs(skb->data, pkt);
+				sroce_net_send(qp, skb);
+				return 0;
+			}
+		}
+	}
 	skb = sroce_net_alloc(qp, hdr_len + len + pad);
 	if (!skb)
 		return -ENOMEM;
@@ -336,7 +368,7 @@ static void sroce_rc_handle_aeth(struct sroce_qp *qp,
 /* A READ response or an atomic ACK: data for the WQE that holds its PSN. */
 static void sroce_rc_handle_read_data(struct sroce_qp *qp,
 				      const struct sroce_pkt *pkt,
-				      const u8 *payload)
+				      const struct sroce_rx_payload *pl)
 {
 	struct sroce_swqe *sw;
 	struct sroce_seg_iter dst, src;
@@ -382,10 +414,9 @@ static void sroce_rc_handle_read_data(struct sroce_qp *qp,
 			return;
 		}
 		if (len) {
-			in = sroce_kseg((void *)payload, len);
 			sroce_seg_iter_init(&dst, sw->segs, sw->num_segs,
 					    idx * qp->path.mtu);
-			sroce_seg_iter_init(&src, &in, 1, 0);
+			sroce_seg_iter_init(&src, pl->seg, pl->num, 0);
 			sroce_seg_copy(&dst, &src, len);
 		}
 	} else if (sroce_wqe_is_atomic(op) &&
@@ -599,12 +630,11 @@ static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 
 static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 						const struct sroce_pkt *pkt,
-						const u8 *payload)
+						const struct sroce_rx_payload *pl)
 {
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	struct sroce_seg_iter dst, src;
 	enum sroce_rc_verdict v;
-	struct sroce_seg in;
 
 	if (flags & SROCE_HDR_FIRST) {
 		v = sroce_rc_take_recv(qp, pkt);
@@ -619,9 +649,8 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 		return SROCE_RC_NAK_INVALID;
 	}
 	if (pkt->payload_len) {
-		in = sroce_kseg((void *)payload, pkt->payload_len);
 		sroce_seg_iter_init(&dst, qp->rx_segs, qp->rx_nseg, qp->rx_off);
-		sroce_seg_iter_init(&src, &in, 1, 0);
+		sroce_seg_iter_init(&src, pl->seg, pl->num, 0);
 		sroce_seg_copy(&dst, &src, pkt->payload_len);
 	}
 	qp->rx_off += pkt->payload_len;
@@ -635,11 +664,11 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 
 static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 						 const struct sroce_pkt *pkt,
-						 const u8 *payload)
+						 const struct sroce_rx_payload *pl)
 {
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	bool imm = flags & SROCE_HDR_IMMDT;
-	struct sroce_seg in, to;
+	struct sroce_seg to;
 	struct sroce_mr *mr;
 
 	/* With immediate, the receive WQE must be there before data lands. */
@@ -664,11 +693,10 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	     qp->rx_off + pkt->payload_len != qp->rx_write_len))
 		return SROCE_RC_NAK_INVALID;
 	if (pkt->payload_len) {
-		in = sroce_kseg((void *)payload, pkt->payload_len);
 		to.mr = qp->rx_write_mr;
 		to.addr = qp->rx_write_va + qp->rx_off;
 		to.len = pkt->payload_len;
-		sroce_segs_copy(&to, 1, &in, 1, pkt->payload_len);
+		sroce_segs_copy(&to, 1, pl->seg, pl->num, pkt->payload_len);
 	}
 	qp->rx_off += pkt->payload_len;
 	if (!(flags & SROCE_HDR_LAST))
@@ -818,7 +846,7 @@ static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
 }
 
 static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			     const u8 *payload)
+			     const struct sroce_rx_payload *pl)
 {
 	enum sroce_rc_verdict v;
 	enum sroce_rc_seq seq;
@@ -846,9 +874,9 @@ static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 	if (pkt->opcode >= SROCE_OP_WRITE_FIRST &&
 	    pkt->opcode <= SROCE_OP_WRITE_ONLY_IMM)
-		v = sroce_rc_exec_write(qp, pkt, payload);
+		v = sroce_rc_exec_write(qp, pkt, pl);
 	else
-		v = sroce_rc_exec_send(qp, pkt, payload);
+		v = sroce_rc_exec_send(qp, pkt, pl);
 	if (v == SROCE_RC_DONE) {
 		qp->rx_seq = seq;
 		return;
@@ -859,7 +887,7 @@ static void sroce_uc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 }
 
 static void sroce_rc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			     const u8 *payload)
+			     const struct sroce_rx_payload *pl)
 {
 	enum sroce_psn_class class;
 	enum sroce_rc_verdict v;
@@ -901,7 +929,7 @@ static void sroce_rc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		case SROCE_OP_SEND_LAST_IMM:
 		case SROCE_OP_SEND_ONLY:
 		case SROCE_OP_SEND_ONLY_IMM:
-			v = sroce_rc_exec_send(qp, pkt, payload);
+			v = sroce_rc_exec_send(qp, pkt, pl);
 			break;
 		case SROCE_OP_WRITE_FIRST:
 		case SROCE_OP_WRITE_MIDDLE:
@@ -909,7 +937,7 @@ static void sroce_rc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		case SROCE_OP_WRITE_LAST_IMM:
 		case SROCE_OP_WRITE_ONLY:
 		case SROCE_OP_WRITE_ONLY_IMM:
-			v = sroce_rc_exec_write(qp, pkt, payload);
+			v = sroce_rc_exec_write(qp, pkt, pl);
 			break;
 		case SROCE_OP_READ_REQUEST:
 			v = sroce_rc_exec_read(qp, pkt);
@@ -961,14 +989,49 @@ static void sroce_rc_request(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 /* Receiving ---------------------------------------------------------------- */
 
+/*
+ * The payload of a parsed packet whose headers sroce_udp_encap_recv()
+ * made linear, where it lies: the payload is not copied out of the skb.
+ * Fragments the kernel may not address directly (a frag list, highmem)
+ * are made linear first. Returns false on a failed allocation.
+ */
+static bool sroce_rc_rx_payload(struct sk_buff *skb,
+				const struct sroce_pkt *pkt,
+				struct sroce_rx_payload *pl)
+{
+	struct skb_shared_info *shinfo;
+	u32 left = pkt->payload_len, n;
+	unsigned int i;
+
+	if ((skb_has_frag_list(skb) ||
+	     (IS_ENABLED(CONFIG_HIGHMEM) && skb_is_nonlinear(skb))) &&
+	    skb_linearize(skb))
+		return false;
+	shinfo = skb_shinfo(skb);
+	pl->num = 0;
+	n = min(left, skb_headlen(skb) - pkt->hdr_len);
+	if (n)
+		pl->seg[pl->num++] = sroce_kseg(skb->data + pkt->hdr_len, n);
+	left -= n;
+	for (i = 0; left && i < shinfo->nr_frags; i++) {
+		n = min(left, skb_frag_size(&shinfo->frags[i]));
+		pl->seg[pl->num++] =
+			sroce_kseg(skb_frag_address(&shinfo->frags[i]), n);
+		left -= n;
+	}
+	return !left;
+}
+
 static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;
+	struct sroce_rx_payload pl;
 	struct sroce_pkt pkt;
 
 	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
 	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) !=
-	    (sroce_qp_is_uc(qp) ? SROCE_OPC_UC : SROCE_OPC_RC)) {
+	    (sroce_qp_is_uc(qp) ? SROCE_OPC_UC : SROCE_OPC_RC) ||
+	    !sroce_rc_rx_payload(skb, &pkt, &pl)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
@@ -976,12 +1039,12 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (sroce_qp_is_uc(qp)) {
 		/* UC packets are laid out as the RC ones of the same name. */
 		pkt.opcode &= ~SROCE_OPC_SERVICE_MASK;
-		sroce_uc_request(qp, &pkt, skb->data + pkt.hdr_len);
+		sroce_uc_request(qp, &pkt, &pl);
 		return;
 	}
 	info = sroce_opcode_info(pkt.opcode);
 	if (info->flags & SROCE_HDR_REQUEST) {
-		sroce_rc_request(qp, &pkt, skb->data + pkt.hdr_len);
+		sroce_rc_request(qp, &pkt, &pl);
 		return;
 	}
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
@@ -991,7 +1054,7 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (pkt.opcode == SROCE_OP_ACK)
 		sroce_rc_handle_aeth(qp, &pkt);
 	else
-		sroce_rc_handle_read_data(qp, &pkt, skb->data + pkt.hdr_len);
+		sroce_rc_handle_read_data(qp, &pkt, &pl);
 }
 
 int sroce_rc_receive_context(struct sroce_qp *qp, int *budget)

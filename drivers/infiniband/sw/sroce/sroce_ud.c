@@ -117,7 +117,8 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_pkt pkt;
 	const u8 *l3;
 
-	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
+	if (skb_linearize(skb) ||
+	    sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
 	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_UD) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
