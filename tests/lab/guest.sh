@@ -130,7 +130,7 @@ wait_gone() {	# wait_gone SECONDS: until objects_gone
 teardown_server() {
 	local how srv
 	for how in kill link rmmod; do
-		timeout 60 ib_write_bw -d "$D" -x "$GID4" -F -D 15 -q 2 \
+		lab_timeout 60 "ib_write_bw -d $D -x $GID4 -F -D 15 -q 2" \
 			> /dev/null 2>&1 &
 		srv=$!
 		sleep 8
@@ -142,6 +142,7 @@ teardown_server() {
 			timeout 30 rmmod sroce ;;
 		esac
 		wait $srv
+		lab_stuck_report $?
 		case $how in
 		kill) lab_check "wire teardown: no objects left after kill -9" \
 			wait_gone 10 ;;
@@ -160,9 +161,13 @@ teardown_server() {
 # The client side: three runs against teardown_server, each connecting
 # as soon as the server is up and ending when the peer is gone.
 teardown_client() {
-	local round out i rc
+	local round out i rc t0
 	for round in 1 2 3; do
+		t0=$SECONDS
+		# At most two minutes a round, so a peer that went ahead (or
+		# is gone) costs one round's checks, not the VM's time limit.
 		for i in $(seq 1 300); do
+			[ $((SECONDS - t0)) -lt 120 ] || break
 			out=$(lab_timeout 60 "ib_write_bw -d $D -x $GID4 -F \
 				-D 15 -q 2 $PEER4")
 			rc=$?
@@ -184,15 +189,17 @@ teardown_client() {
 
 # Where the verbs processes and the QPs wait, for a command that hangs.
 lab_snapshot() {
-	local p
+	local p cmd
 	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
 	rdma res show qp
 	engine_counters
 	for p in $(pgrep -f 'ib_|ibv_|rping|ucmatose|udaddy'); do
-		[ -s "/proc/$p/cmdline" ] || continue	# a kernel thread
-		echo "pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)"
+		cmd=$(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)
+		[ -n "$cmd" ] || continue	# a kernel thread
+		echo "pid $p: $cmd"
 		sed 's/^/  /' "/proc/$p/stack" 2> /dev/null
 	done
+	ss -tanp 2> /dev/null | grep -E ':18515|:4791' | sed 's/^/  /'
 }
 
 # lab_timeout SECS CMD: runs CMD (bash) for at most SECS seconds, printing
