@@ -314,7 +314,7 @@ struct sroce_qp {
 	struct timer_list timer;
 
 	struct sroce_lmsg *lmsg_spare;	/* see sroce_lmsg_alloc() */
-	u32 kick_rx_psn;	/* rx_expected_psn at the last kick; racy hint */
+	u32 kick_rx_psn;	/* rx_expected_psn as the last kick began; a hint */
 
 	/* Receive context, owned by the worker, fed through rx. */
 	struct llist_head rx;

@@ -1224,6 +1224,14 @@ void sroce_engine_run(struct sroce_qp *qp)
 	u32 rx_psn;
 
 	sroce_stat_add(SROCE_STAT_KICKS, 1);
+	/*
+	 * Sampled before the passes: an answer that arrives during this
+	 * kick's own passes (the peer posted it meanwhile) makes the next
+	 * kick an answering one, as it is.
+	 */
+	rx_psn = READ_ONCE(qp->rx_expected_psn);
+	answering = rx_psn != READ_ONCE(qp->kick_rx_psn);
+	WRITE_ONCE(qp->kick_rx_psn, rx_psn);
 	set_bit(SROCE_KICK_NOTED, &w->kick_pending);
 	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
@@ -1237,13 +1245,11 @@ void sroce_engine_run(struct sroce_qp *qp)
 	}
 	/*
 	 * The worker takes over polling, so the next posts need no kick;
-	 * unless the QP is answering (it received requests since its last
-	 * kick): in a ping-pong the next post comes only after the peer's
-	 * next message, and a polling worker would take a CPU from the peer.
+	 * unless the QP is answering (it received requests between the
+	 * start of its previous kick and the start of this one): in a
+	 * ping-pong the next post comes only after the peer's next message,
+	 * and a polling worker would take a CPU from the peer.
 	 */
-	rx_psn = READ_ONCE(qp->rx_expected_psn);
-	answering = rx_psn != qp->kick_rx_psn;
-	qp->kick_rx_psn = rx_psn;
 	if (!idle || round == SROCE_KICK_ROUNDS || !answering)
 		sroce_engine_kick(w);
 }
