@@ -48,6 +48,7 @@ serve() {
 	else
 		echo "not ok - $name: server side ($D)"
 		cat /tmp/serve.log
+		net_snapshot | sed 's/^/# net: /'
 	fi
 }
 
@@ -58,7 +59,9 @@ drive() {
 	echo "# $name: client on $D"
 	timeout 300 "$T/rc_remote" "$D" "$gid" "$@" "$PEER4" |
 		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
-	[ "${PIPESTATUS[0]}" -eq 0 ] || echo "not ok - $name: client exited with failure"
+	[ "${PIPESTATUS[0]}" -eq 0 ] && return
+	echo "not ok - $name: client exited with failure"
+	net_snapshot | sed 's/^/# net: /'
 }
 
 netem_on() {
@@ -187,12 +190,25 @@ teardown_client() {
 	done
 }
 
+# The link's state after a failure: whether the peer still answers, and
+# where packets were dropped or held (qdisc, virtio queues, UDP, memory).
+net_snapshot() {
+	busybox ping -c 2 -W 1 "$PEER4" 2>&1 | grep -E 'transmitted'
+	ip -s link show "$IF"
+	tc -s qdisc show dev "$IF"
+	ethtool -S "$IF" 2> /dev/null | grep -v ': 0$'
+	nstat -az 2> /dev/null | grep -E '^Udp6?(InErrors|RcvbufErrors|SndbufErrors|NoPorts) '
+	grep -E '^(MemAvailable|Slab):' /proc/meminfo
+	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
+	[ "$NDEV" = rxe ] && rdma statistic show link "$D/1" 2> /dev/null
+	engine_counters
+	return 0
+}
+
 # Where the verbs processes and the QPs wait, for a command that hangs.
 lab_snapshot() {
 	local p cmd
-	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
 	rdma res show qp
-	engine_counters
 	for p in $(pgrep -f 'ib_|ibv_|rping|ucmatose|udaddy'); do
 		cmd=$(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)
 		[ -n "$cmd" ] || continue	# a kernel thread
@@ -200,6 +216,7 @@ lab_snapshot() {
 		sed 's/^/  /' "/proc/$p/stack" 2> /dev/null
 	done
 	ss -tanp 2> /dev/null | grep -E ':18515|:4791' | sed 's/^/  /'
+	net_snapshot
 }
 
 # lab_timeout SECS CMD: runs CMD (bash) for at most SECS seconds, printing
