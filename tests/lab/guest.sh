@@ -193,7 +193,6 @@ teardown_client() {
 # The link's state after a failure: whether the peer still answers, and
 # where packets were dropped or held (qdisc, virtio queues, UDP, memory).
 net_snapshot() {
-	busybox ping -c 2 -W 1 "$PEER4" 2>&1 | grep -E 'transmitted'
 	ip -s link show "$IF"
 	tc -s qdisc show dev "$IF"
 	ethtool -S "$IF" 2> /dev/null | grep -v ': 0$'
@@ -202,21 +201,26 @@ net_snapshot() {
 	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
 	[ "$NDEV" = rxe ] && rdma statistic show link "$D/1" 2> /dev/null
 	engine_counters
+	busybox ping -c 2 -W 1 "$PEER4" 2>&1 | grep -E 'transmitted'
 	return 0
 }
 
 # Where the verbs processes and the QPs wait, for a command that hangs.
 lab_snapshot() {
 	local p cmd
+	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
 	rdma res show qp
 	for p in $(pgrep -f 'ib_|ibv_|rping|ucmatose|udaddy'); do
+		# Kernel threads are children of kthreadd (pid 2); an exiting
+		# process has no command line left, only its name.
+		[ "$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2> /dev/null)" = 2 ] &&
+			continue
 		cmd=$(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)
-		[ -n "$cmd" ] || continue	# a kernel thread
+		[ -n "$cmd" ] || cmd="[$(cat "/proc/$p/comm" 2> /dev/null)]"
 		echo "pid $p: $cmd"
 		sed 's/^/  /' "/proc/$p/stack" 2> /dev/null
 	done
 	ss -tanp 2> /dev/null | grep -E ':18515|:4791' | sed 's/^/  /'
-	net_snapshot
 }
 
 # lab_timeout SECS CMD: runs CMD (bash) for at most SECS seconds, printing
@@ -235,9 +239,12 @@ lab_timeout() {
 	return $rc
 }
 
-lab_stuck_report() {	# lab_stuck_report STATUS: after a timeout
-	[ "$1" -eq 124 ] && [ -s /tmp/lab_stuck ] &&
-		sed 's/^/# stuck: /' /tmp/lab_stuck
+# After a timeout: the snapshot, then the link's state, taken now (the
+# snapshot must be quick: the timeout's end cuts it short).
+lab_stuck_report() {	# lab_stuck_report STATUS
+	[ "$1" -eq 124 ] || return 0
+	[ -s /tmp/lab_stuck ] && sed 's/^/# stuck: /' /tmp/lab_stuck
+	net_snapshot | sed 's/^/# net: /'
 	return 0
 }
 
