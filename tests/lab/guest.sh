@@ -48,7 +48,7 @@ serve() {
 	else
 		echo "not ok - $name: server side ($D)"
 		cat /tmp/serve.log
-		net_snapshot | sed 's/^/# net: /'
+		net_snapshot
 	fi
 }
 
@@ -61,7 +61,7 @@ drive() {
 		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
 	[ "${PIPESTATUS[0]}" -eq 0 ] && return
 	echo "not ok - $name: client exited with failure"
-	net_snapshot | sed 's/^/# net: /'
+	net_snapshot
 }
 
 netem_on() {
@@ -190,9 +190,14 @@ teardown_client() {
 	done
 }
 
-# The link's state after a failure: whether the peer still answers, and
-# where packets were dropped or held (qdisc, virtio queues, UDP, memory).
+# The link's state after a failure, as "# net:" lines: whether the peer
+# still answers, and where packets were dropped or held (qdisc, virtio
+# queues, UDP, memory).
 net_snapshot() {
+	net_state | sed 's/^/# net: /'
+}
+
+net_state() {
 	ip -s link show "$IF"
 	tc -s qdisc show dev "$IF"
 	ethtool -S "$IF" 2> /dev/null | grep -v ': 0$'
@@ -244,7 +249,7 @@ lab_timeout() {
 lab_stuck_report() {	# lab_stuck_report STATUS
 	[ "$1" -eq 124 ] || return 0
 	[ -s /tmp/lab_stuck ] && sed 's/^/# stuck: /' /tmp/lab_stuck
-	net_snapshot | sed 's/^/# net: /'
+	net_snapshot
 	return 0
 }
 
