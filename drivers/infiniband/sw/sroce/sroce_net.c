@@ -13,7 +13,16 @@
  *   freed, with no code of ours left to run;
  * - a received packet is checked here, in softirq, for its length, its
  *   ICRC and a wire QP on the receiving netdev; only then does it go to
- *   that QP's worker, which parses the headers. Every drop has a counter.
+ *   that QP's worker, which parses the headers. Every drop has a counter;
+ * - the head of a linear packet of at least SROCE_TX_POOL_MIN bytes comes
+ *   from the device's TX page pool. A recycled head is not cleared again
+ *   (init_on_alloc clears every new kmalloc buffer, which cost as much as
+ *   copying the payload), so every byte of it that is sent is written
+ *   first: headers, payload, pad and ICRC. The pool's allocation side
+ *   takes one caller at a time (tx_pool_lock); heads come back from any
+ *   context through the pool's ring when their skb is freed, and the
+ *   pool, destroyed with the wire, lives on in the core until the last
+ *   one is back.
  */
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
@@ -24,6 +33,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
+#include <net/page_pool.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
@@ -35,6 +45,11 @@
 
 /* Back-pressure: a device stops sending at this many bytes in the stack. */
 #define SROCE_TX_BYTES_MAX (4U << 20)
+
+/* TX pool heads: order-1 pages hold a 4096-byte MTU's packet. */
+#define SROCE_TX_POOL_ORDER 1
+#define SROCE_TX_POOL_SIZE 512
+#define SROCE_TX_POOL_MIN 512
 
 static DEFINE_MUTEX(sroce_net_lock);
 static unsigned int sroce_net_users;	/* devices with the wire open */
@@ -243,6 +258,21 @@ static void sroce_net_put_sockets(void)
 	mutex_unlock(&sroce_net_lock);
 }
 
+/* Without a pool (it is an optimisation) heads come from alloc_skb. */
+static void sroce_net_tx_pool_create(struct sroce_dev *sdev)
+{
+	struct page_pool_params pp = {
+		.order = SROCE_TX_POOL_ORDER,
+		.pool_size = SROCE_TX_POOL_SIZE,
+		.nid = NUMA_NO_NODE,
+	};
+	struct page_pool *pool;
+
+	spin_lock_init(&sdev->tx_pool_lock);
+	pool = page_pool_create(&pp);
+	sdev->tx_pool = IS_ERR(pool) ? NULL : pool;
+}
+
 int sroce_net_open(struct sroce_dev *sdev)
 {
 	int err;
@@ -257,6 +287,7 @@ int sroce_net_open(struct sroce_dev *sdev)
 		sroce_net_put_sockets();
 		return err;
 	}
+	sroce_net_tx_pool_create(sdev);
 	sdev->net_open = true;
 	return 0;
 }
@@ -268,6 +299,9 @@ void sroce_net_close(struct sroce_dev *sdev)
 {
 	if (!sdev->net_open)
 		return;
+	if (sdev->tx_pool)
+		page_pool_destroy(sdev->tx_pool);
+	sdev->tx_pool = NULL;
 	sock_release(sdev->tx_sock);
 	sdev->tx_sock = NULL;
 	sroce_net_put_sockets();
@@ -374,15 +408,43 @@ static struct dst_entry *sroce_net_route(struct sroce_qp *qp)
 #endif
 }
 
+/* A linear skb of size bytes whose head is from the TX pool, or NULL. */
+static struct sk_buff *sroce_net_pool_skb(struct sroce_dev *sdev,
+					  unsigned int size)
+{
+	const unsigned int buf_size = PAGE_SIZE << SROCE_TX_POOL_ORDER;
+	struct sk_buff *skb;
+	struct page *page;
+
+	if (!sdev->tx_pool || size < SROCE_TX_POOL_MIN ||
+	    size > SKB_WITH_OVERHEAD(buf_size))
+		return NULL;
+	spin_lock_bh(&sdev->tx_pool_lock);
+	page = page_pool_alloc_pages(sdev->tx_pool, GFP_ATOMIC | __GFP_NOWARN);
+	spin_unlock_bh(&sdev->tx_pool_lock);
+	if (!page)
+		return NULL;
+	skb = build_skb(page_address(page), buf_size);
+	if (!skb) {
+		page_pool_put_full_page(sdev->tx_pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	return skb;
+}
+
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
 {
 	struct net_device *ndev = qp->sdev->ndev;
 	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 			    sizeof(struct udphdr);
+	unsigned int size = head + roce_len + SROCE_ICRC_LEN +
+			    ndev->needed_tailroom;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + roce_len + SROCE_ICRC_LEN +
-			ndev->needed_tailroom, GFP_KERNEL);
+	skb = sroce_net_pool_skb(qp->sdev, size);
+	if (!skb)
+		skb = alloc_skb(size, GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

@@ -68,7 +68,11 @@ void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
  * - a UC message completes as its last packet is queued, and the
  *   application may rewrite its buffer at once;
  * - a READ response must carry the memory as it was when the READ
- *   executed, not as a WRITE executed after it left it.
+ *   executed, not as a WRITE executed after it left it;
+ * - only through a netdev that does scatter-gather: for one that does not
+ *   (virtio-net without checksum offload) the stack would allocate, clear
+ *   and copy a linear packet anyway, and a copy into a head from the TX
+ *   pool (sroce_net.c) costs less.
  */
 #define SROCE_TX_COPY_MAX 512
 
@@ -96,7 +100,8 @@ int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	pkt->pad = pad;
 	pkt->pkey = SROCE_DEFAULT_PKEY;
 	if (len > SROCE_TX_COPY_MAX && !sroce_qp_is_uc(qp) &&
-	    (info->flags & SROCE_HDR_REQUEST)) {
+	    (info->flags & SROCE_HDR_REQUEST) &&
+	    (qp->sdev->ndev->features & NETIF_F_SG)) {
 		sroce_seg_iter_init(&src, segs, nsegs, off);
 		npieces = sroce_seg_pages(&src, len, pieces,
 					  ARRAY_SIZE(pieces));
