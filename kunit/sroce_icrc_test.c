@@ -3,9 +3,7 @@
  * ICRC of RoCEv2 packets (include/sroce/icrc.h).
  */
 #include <kunit/test.h>
-#include <linux/crc32.h>
 #include <linux/random.h>
-#include <linux/slab.h>
 #include <sroce/icrc.h>
 #include <sroce/roce_hdr.h>
 
@@ -150,38 +148,7 @@ static void sroce_icrc_pieces_test(struct kunit *test)
 	sroce_icrc_check_cuts(test, p, V6_LEN, 40 + 8 + 12);
 }
 
-/*
- * sroce_icrc_add() is lib/crc32's crc32_le: every length up to 300 at
- * every alignment of 16, then random lengths up to 9000 from any state.
- */
-static void sroce_icrc_crc32_test(struct kunit *test)
-{
-	size_t size = 9000 + 16, off, len;
-	unsigned int i;
-	u8 *buf;
-	u32 seed;
-
-	buf = kunit_kmalloc(test, size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	get_random_bytes(buf, size);
-	for (off = 0; off < 16; off++)
-		for (len = 0; len <= 300; len++)
-			KUNIT_ASSERT_EQ_MSG(test,
-					    sroce_icrc_add(~0U, buf + off, len),
-					    crc32_le(~0U, buf + off, len),
-					    "offset %zu length %zu", off, len);
-	for (i = 0; i < 200; i++) {
-		off = get_random_u32() % 16;
-		len = get_random_u32() % 9001;
-		seed = get_random_u32();
-		KUNIT_ASSERT_EQ_MSG(test, sroce_icrc_add(seed, buf + off, len),
-				    crc32_le(seed, buf + off, len),
-				    "offset %zu length %zu", off, len);
-	}
-}
-
 static struct kunit_case sroce_icrc_cases[] = {
-	KUNIT_CASE(sroce_icrc_crc32_test),
 	KUNIT_CASE(sroce_icrc_variant_test),
 	KUNIT_CASE(sroce_icrc_invariant_test),
 	KUNIT_CASE(sroce_icrc_refuse_test),
@@ -189,15 +156,8 @@ static struct kunit_case sroce_icrc_cases[] = {
 	{}
 };
 
-static int sroce_icrc_suite_init(struct kunit_suite *suite)
-{
-	sroce_icrc_init();
-	return 0;
-}
-
 static struct kunit_suite sroce_icrc_suite = {
 	.name = "sroce_icrc",
-	.suite_init = sroce_icrc_suite_init,
 	.test_cases = sroce_icrc_cases,
 };
 

@@ -104,15 +104,8 @@ static struct kunit_case sroce_rxe_cases[] = {
 	{}
 };
 
-static int sroce_rxe_suite_init(struct kunit_suite *suite)
-{
-	sroce_icrc_init();
-	return 0;
-}
-
 static struct kunit_suite sroce_rxe_suite = {
 	.name = "sroce_rxe_vectors",
-	.suite_init = sroce_rxe_suite_init,
 	.test_cases = sroce_rxe_cases,
 };
 

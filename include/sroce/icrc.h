@@ -17,12 +17,6 @@
 #include <linux/types.h>
 
 /*
- * Builds the CRC tables; before any other call (module init, and the
- * suite_init of a KUnit suite).
- */
-void sroce_icrc_init(void);
-
-/*
  * CRC state after the masked IP, UDP and BTH headers of the packet whose
  * IP header starts at l3 (IPv4 without options or IPv6, told apart by the
  * version nibble). l3_len must cover at least those headers; returns false

@@ -22,7 +22,6 @@
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
-#include <sroce/icrc.h>
 #include "sroce.h"
 
 MODULE_AUTHOR("sroce developers");
@@ -421,7 +420,6 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	sroce_icrc_init();
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
