@@ -299,8 +299,7 @@ void sroce_net_close(struct sroce_dev *sdev)
 {
 	if (!sdev->net_open)
 		return;
-	if (sdev->tx_pool)
-		page_pool_destroy(sdev->tx_pool);
+	page_pool_destroy(sdev->tx_pool);
 	sdev->tx_pool = NULL;
 	sock_release(sdev->tx_sock);
 	sdev->tx_sock = NULL;
