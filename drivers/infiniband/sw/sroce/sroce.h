@@ -325,7 +325,9 @@ struct sroce_qp {
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
 	struct timer_list timer;
 
-	struct sroce_lmsg *lmsg_spare;	/* see sroce_lmsg_alloc() */
+	/* Released shortcut messages, see sroce_lmsg_alloc(). */
+	struct llist_head lmsg_cache;
+	atomic_t lmsg_cached;
 	u32 kick_rx_psn;	/* rx_expected_psn as the last kick began; a hint */
 
 	/* Receive context, owned by the worker, fed through rx. */

@@ -116,22 +116,33 @@ static void sroce_lmsg_put_segs(struct sroce_lmsg *msg)
 }
 
 /*
- * Each requester keeps one spare message of SROCE_LMSG_SPARE_SIZE bytes,
- * so a QP with one small message in flight at a time (a ping-pong) does
- * not allocate. The spare goes back before the requester's reference, so
- * destroy_qp, which waits for every reference, frees the last spare.
+ * Each requester keeps up to SROCE_LMSG_CACHE released messages of
+ * SROCE_LMSG_SPARE_SIZE bytes, so neither a stream of small messages nor
+ * a ping-pong allocates. Only the QP's send context takes from the cache
+ * (llist_del_first() wants one consumer; the worker's lock serializes the
+ * send context and sroce_engine_reset_qp()); any context gives back.
+ * lmsg_cached counts a message before it is added and after it is taken,
+ * so it never falls below the length of the list. A message goes back
+ * before its requester reference, so destroy_qp, which waits for every
+ * reference, frees the whole cache.
  */
 #define SROCE_LMSG_SPARE_SIZE 256
+#define SROCE_LMSG_CACHE 32
 
 static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 {
-	struct sroce_lmsg *msg = NULL;
+	struct llist_node *node;
+	struct sroce_lmsg *msg;
 
 	if (size > SROCE_LMSG_SPARE_SIZE)
 		return kzalloc(size, GFP_KERNEL);
-	msg = xchg(&qp->lmsg_spare, NULL);
-	if (!msg)
+	node = llist_del_first(&qp->lmsg_cache);
+	if (node) {
+		atomic_dec(&qp->lmsg_cached);
+		msg = llist_entry(node, struct sroce_lmsg, node);
+	} else {
 		msg = kmalloc(SROCE_LMSG_SPARE_SIZE, GFP_KERNEL);
+	}
 	if (msg) {
 		memset(msg, 0, size);
 		msg->spare_sized = true;
@@ -141,8 +152,25 @@ static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 
 static void sroce_lmsg_release(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
-	if (!msg->spare_sized || cmpxchg(&qp->lmsg_spare, NULL, msg))
+	if (msg->spare_sized) {
+		if (atomic_inc_return(&qp->lmsg_cached) <= SROCE_LMSG_CACHE) {
+			llist_add(&msg->node, &qp->lmsg_cache);
+			return;
+		}
+		atomic_dec(&qp->lmsg_cached);
+	}
+	kfree(msg);
+}
+
+static void sroce_lmsg_cache_free(struct sroce_qp *qp)
+{
+	struct llist_node *list = llist_del_all(&qp->lmsg_cache);
+	struct sroce_lmsg *msg, *next;
+
+	llist_for_each_entry_safe(msg, next, list, node) {
+		atomic_dec(&qp->lmsg_cached);
 		kfree(msg);
+	}
 }
 
 static void sroce_lmsg_free(struct sroce_lmsg *msg)
@@ -1040,7 +1068,7 @@ void sroce_engine_reset_qp(struct sroce_qp *qp)
 	qp->rd_outstanding = 0;
 	sroce_rc_drop_state(qp);
 	sroce_ud_forget_dest(qp);
-	kfree(xchg(&qp->lmsg_spare, NULL));
+	sroce_lmsg_cache_free(qp);
 }
 
 /* Workers ---------------------------------------------------------------- */

@@ -302,6 +302,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->kpost_lock);
 	init_llist_head(&qp->rx);
 	init_llist_head(&qp->ud_rx);
+	init_llist_head(&qp->lmsg_cache);
 	skb_queue_head_init(&qp->rx_skbs);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
