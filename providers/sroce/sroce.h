@@ -154,8 +154,7 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
 			      memory_order_release)
 
 /* sroce_queue.c */
-bool sroce_engine_sleeps(struct sroce_qp *qp);
-void sroce_kick(struct sroce_qp *qp);
+void sroce_sq_doorbell(struct sroce_qp *qp);
 void sroce_qp_kick_fd_open(struct sroce_qp *qp, struct ibv_context *context,
 			   struct sroce_create_qp_req *req);
 void sroce_qp_kick_fd_close(struct sroce_qp *qp);

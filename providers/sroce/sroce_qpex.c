@@ -246,20 +246,19 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct sroce_qp *qp = qpx_to_sqp(qpx);
 	int err = qp->batch_err;
+	bool posted;
 
 	if (err) {
 		sroce_wr_abort(qpx);
 		return err;
 	}
-	if (qp->sq.index != qp->batch_start) {
+	posted = qp->sq.index != qp->batch_start;
+	if (posted)
 		store_release(&qp->sq.hdr->producer, qp->sq.index);
-		/* Pairs with the engine's barrier before it sleeps. */
-		atomic_thread_fence(memory_order_seq_cst);
-		if (sroce_engine_sleeps(qp))
-			sroce_kick(qp);
-	}
 	qp->cur = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
+	if (posted)
+		sroce_sq_doorbell(qp);
 	return 0;
 }
 

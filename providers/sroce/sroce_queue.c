@@ -414,7 +414,7 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* Whether the worker serving the QP said it is going to sleep. */
-bool sroce_engine_sleeps(struct sroce_qp *qp)
+static bool sroce_engine_sleeps(struct sroce_qp *qp)
 {
 	uint32_t w = atomic_load_explicit(
 		(_Atomic uint32_t *)&qp->sq.hdr->sq_worker,
@@ -454,7 +454,7 @@ void sroce_qp_kick_fd_close(struct sroce_qp *qp)
  * The engine said it sleeps: one system call wakes it. If the call fails
  * the engine stays asleep and says so, and the next post kicks again.
  */
-void sroce_kick(struct sroce_qp *qp)
+static void sroce_kick(struct sroce_qp *qp)
 {
 	struct ibv_post_send cmd = {};
 	struct ib_uverbs_post_send_resp resp;
@@ -473,6 +473,19 @@ void sroce_kick(struct sroce_qp *qp)
 		ret = write(qp->vqp.qp.context->cmd_fd, &cmd, sizeof(cmd));
 	}
 	(void)ret;
+}
+
+/*
+ * Called after the SQ's producer index was published, and outside the
+ * SQ's lock: a kick runs an engine pass before it returns, which other
+ * posters to the QP must not wait for.
+ */
+void sroce_sq_doorbell(struct sroce_qp *qp)
+{
+	/* The index, then the flag; pairs with the engine's barrier. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (sroce_engine_sleeps(qp))
+		sroce_kick(qp);
 }
 
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -499,14 +512,11 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		r->index++;
 		posted++;
 	}
-	if (posted) {
+	if (posted)
 		store_release(&r->hdr->producer, r->index);
-		/* Pairs with the engine's barrier before it sleeps. */
-		atomic_thread_fence(memory_order_seq_cst);
-		if (sroce_engine_sleeps(qp))
-			sroce_kick(qp);
-	}
 	pthread_spin_unlock(&r->lock);
+	if (posted)
+		sroce_sq_doorbell(qp);
 	if (ret)
 		*bad_wr = wr;
 	return ret;

@@ -11,6 +11,8 @@ gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 	gsub(/[^0-9]/, "", s); print s; exit }')
 "$T/rc_integrity" sroce0 "${gid6:-2}" 1 100 "$RANDOM" $((8 << 20))
 check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
+"$T/rc_threads" sroce0 1 4 2000 "$RANDOM"
+check "rc_threads (4 threads post to one QP, ibv_post_send and ibv_wr_*)" test $? -eq 0
 
 pingpong() {	# pingpong ARGS...: server and client, both must succeed
 	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" > /tmp/pp-srv.log 2>&1 &
