@@ -1,6 +1,7 @@
 # Sourced by the guest scripts of tests/lab: joins this VM to the lab
 # network and creates its RDMA device. Input: ME (host number, 10 or 11),
-# PEER (the other's), NDEV (sroce or rxe), MTU (netdev MTU, default 1500).
+# PEER (the other's), NDEV (sroce or rxe), MTU (netdev MTU, default 1500),
+# SROCE_ARGS (module parameters for sroce, default none).
 # Output: D (device name), IF (netdev), GID4 and GID6 (the GID indices of
 # 192.0.2.$ME and 2001:db8::$ME), PEER4 (the peer's IPv4 address), T.
 T=$SROCE_BUILD/tests
@@ -19,7 +20,8 @@ if [ "$NDEV" = rxe ]; then
 	D=rxe0
 	rdma link add "$D" type rxe netdev "$IF"
 else
-	modprobe sroce
+	# shellcheck disable=SC2086 # parameters, one word each
+	modprobe sroce ${SROCE_ARGS:-}
 	D=sroce0
 	rdma link add "$D" type sroce netdev "$IF"
 fi

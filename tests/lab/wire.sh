@@ -50,9 +50,9 @@ pair() {
 	done
 }
 
-guest() {	# guest ME PEER NDEV MTU BODY
-	printf 'ME=%s PEER=%s NDEV=%s MTU=%s\n. %s/tests/lab/guest.sh\n%s\nengine_counters\n' \
-		"$1" "$2" "$3" "$4" "$top" "$5"
+guest() {	# guest ME PEER NDEV MTU BODY [SROCE_ARGS]
+	printf 'ME=%s PEER=%s NDEV=%s MTU=%s SROCE_ARGS=%q\n. %s/tests/lab/guest.sh\n%s\nengine_counters\n' \
+		"$1" "$2" "$3" "$4" "${6:-}" "$top" "$5"
 }
 
 big=$((1 << 20))
@@ -76,14 +76,18 @@ netem_off
 cm_phases drive sroce-sroce
 teardown_client")"
 
-# sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
+# sroce <-> rdma_rxe, jumbo frames for path MTU 4096. This sroce computes
+# the ICRC through the crypto API (the pair sroce-sroce through lib/crc32),
+# so rdma_rxe checks both implementations.
 pair sroce-rxe "$(guest 10 11 sroce 9000 "
+lab_check 'sroce computes the ICRC through the crypto API (icrc_impl=crypto)' \
+	sh -c \"dmesg | grep 'sroce: ICRC through' | tail -n 1 | grep -qv lib/crc32\"
 serve 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases serve 'rxe->sroce'
-cm_phases drive 'sroce->rxe' no-flood")" \
+cm_phases drive 'sroce->rxe' no-flood" icrc_impl=crypto)" \
 "$(guest 11 10 rxe 9000 "
 export RC_REMOTE_SKIP_DEAD_PEER=1
 drive 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096

@@ -582,6 +582,8 @@ struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
 				      unsigned int npieces, u32 len, u8 pad);
 int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_net_tx_full(struct sroce_dev *sdev);
+void sroce_net_icrc_choose(void);
+void sroce_net_icrc_release(void);
 
 /* sroce_rc.c */
 void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);

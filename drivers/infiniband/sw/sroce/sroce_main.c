@@ -423,10 +423,11 @@ static int __init sroce_init(void)
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
+	sroce_net_icrc_choose();
 
 	err = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (err)
-		goto err_wq;
+		goto err_icrc;
 
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
 	debugfs_create_file("objects", 0400, sroce_debugfs, NULL,
@@ -439,7 +440,8 @@ static int __init sroce_init(void)
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
-err_wq:
+err_icrc:
+	sroce_net_icrc_release();
 	destroy_workqueue(sroce_wq);
 	return err;
 }
@@ -452,6 +454,7 @@ static void __exit sroce_exit(void)
 	/* Queued unregistrations hold a device reference: all ran above. */
 	destroy_workqueue(sroce_wq);
 	debugfs_remove_recursive(sroce_debugfs);
+	sroce_net_icrc_release();
 }
 
 module_init(sroce_init);

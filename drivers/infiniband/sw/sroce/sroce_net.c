@@ -25,6 +25,8 @@
  *   one is back.
  */
 #include <linux/if_vlan.h>
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/net.h>
@@ -38,6 +40,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 #include <asm/unaligned.h>
+#include <crypto/hash.h>
 #include <sroce/icrc.h>
 #include <sroce/mtu.h>
 #include <sroce/roce_hdr.h>
@@ -118,6 +121,131 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
 	 SROCE_AETH_LEN + SROCE_ATMACK_LEN + SROCE_IMMDT_LEN + SROCE_IETH_LEN)
 
 /*
+ * The CRC-32 that the ICRC runs over payloads: lib/crc32 (crc32_le), or
+ * the crypto API's "crc32" (on x86 the kernel's PCLMULQDQ code, which
+ * rdma_rxe uses) when that was faster at module load. Which one wins
+ * depends on the machine: on hardware the crypto driver is many times
+ * faster; under an emulator that emulates PCLMULQDQ (QEMU TCG) it is about
+ * half as fast. icrc_impl=lib or =crypto overrides the measurement.
+ */
+static char *icrc_impl = "auto";
+module_param(icrc_impl, charp, 0444);
+MODULE_PARM_DESC(icrc_impl, "CRC-32 of the ICRC: auto (measured), lib or crypto");
+
+static DEFINE_STATIC_KEY_FALSE(sroce_icrc_crypto);
+static struct crypto_shash *sroce_icrc_tfm;
+
+/* The crypto "crc32" state is the running CRC (import/export of a u32). */
+static bool sroce_icrc_crypto_update(u32 *crc, const void *p, size_t len)
+{
+	SHASH_DESC_ON_STACK(desc, sroce_icrc_tfm);
+
+	desc->tfm = sroce_icrc_tfm;
+	return !crypto_shash_import(desc, crc) &&
+	       !crypto_shash_update(desc, p, len) &&
+	       !crypto_shash_export(desc, crc);
+}
+
+static u32 sroce_net_crc(u32 crc, const void *p, size_t len)
+{
+	u32 state = crc;
+
+	if (static_branch_unlikely(&sroce_icrc_crypto) &&
+	    sroce_icrc_crypto_update(&state, p, len))
+		return state;
+	return sroce_icrc_add(crc, p, len);
+}
+
+#define SROCE_ICRC_PROBE_LEN 4096
+#define SROCE_ICRC_PROBE_ROUNDS 16
+
+/* Nanoseconds for SROCE_ICRC_PROBE_ROUNDS CRCs of buf, the best of three. */
+static u64 sroce_icrc_time(bool crypto, const u8 *buf, u32 *crc)
+{
+	u64 best = U64_MAX, t;
+	int pass, i;
+
+	for (pass = 0; pass < 3; pass++) {
+		*crc = ~0U;
+		t = ktime_get_ns();
+		for (i = 0; i < SROCE_ICRC_PROBE_ROUNDS; i++) {
+			if (!crypto)
+				*crc = sroce_icrc_add(*crc, buf,
+						      SROCE_ICRC_PROBE_LEN);
+			else if (!sroce_icrc_crypto_update(crc, buf,
+							   SROCE_ICRC_PROBE_LEN))
+				return U64_MAX;
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return best;
+}
+
+/*
+ * Chooses the CRC-32 behind the ICRC, once, before any device exists.
+ * The crypto driver is used only if it computes what crc32_le computes.
+ */
+void sroce_net_icrc_choose(void)
+{
+	bool want_crypto = !strcmp(icrc_impl, "crypto");
+	u64 t_lib, t_crypto = U64_MAX;
+	u32 crc_lib, crc_crypto;
+	u8 *buf;
+	int i;
+
+	if (!strcmp(icrc_impl, "lib"))
+		return;
+	if (!want_crypto && strcmp(icrc_impl, "auto")) {
+		pr_warn("sroce: icrc_impl=%s is not auto, lib or crypto; using lib\n",
+			icrc_impl);
+		return;
+	}
+	buf = kmalloc(SROCE_ICRC_PROBE_LEN, GFP_KERNEL);
+	if (!buf)
+		return;
+	for (i = 0; i < SROCE_ICRC_PROBE_LEN; i++)
+		buf[i] = i * 131 + (i >> 8);
+	sroce_icrc_tfm = crypto_alloc_shash("crc32", 0, 0);
+	if (IS_ERR(sroce_icrc_tfm)) {
+		sroce_icrc_tfm = NULL;
+		goto out;
+	}
+	t_lib = sroce_icrc_time(false, buf, &crc_lib);
+	if (crypto_shash_descsize(sroce_icrc_tfm) == sizeof(u32) &&
+	    crypto_shash_statesize(sroce_icrc_tfm) == sizeof(u32))
+		t_crypto = sroce_icrc_time(true, buf, &crc_crypto);
+	if (t_crypto == U64_MAX || crc_crypto != crc_lib) {
+		pr_warn("sroce: crypto crc32 (%s) unusable for the ICRC; using lib\n",
+			crypto_shash_driver_name(sroce_icrc_tfm));
+	} else if (want_crypto || t_crypto < t_lib) {
+		static_branch_enable(&sroce_icrc_crypto);
+		pr_info("sroce: ICRC through %s (%llu ns per 4 KiB; lib/crc32 %llu)\n",
+			crypto_shash_driver_name(sroce_icrc_tfm),
+			t_crypto / SROCE_ICRC_PROBE_ROUNDS,
+			t_lib / SROCE_ICRC_PROBE_ROUNDS);
+		goto out;
+	} else {
+		pr_info("sroce: ICRC through lib/crc32 (%llu ns per 4 KiB; %s %llu)\n",
+			t_lib / SROCE_ICRC_PROBE_ROUNDS,
+			crypto_shash_driver_name(sroce_icrc_tfm),
+			t_crypto / SROCE_ICRC_PROBE_ROUNDS);
+	}
+	crypto_free_shash(sroce_icrc_tfm);
+	sroce_icrc_tfm = NULL;
+out:
+	kfree(buf);
+}
+
+/* After every device is gone. */
+void sroce_net_icrc_release(void)
+{
+	static_branch_disable(&sroce_icrc_crypto);
+	if (sroce_icrc_tfm)
+		crypto_free_shash(sroce_icrc_tfm);
+	sroce_icrc_tfm = NULL;
+}
+
+/*
  * Whether the ICRC in the last bytes of skb (which starts at the BTH,
  * linear at least to the BTH's end, the IP header before it) is right.
  */
@@ -137,7 +265,7 @@ static bool sroce_net_rx_icrc_ok(struct sk_buff *skb)
 	skb_prepare_seq_read(skb, SROCE_BTH_LEN, body, &seq);
 	for (at = 0; (n = skb_seq_read(at, &p, &seq)); at += n) {
 		n = min(n, body - SROCE_BTH_LEN - at);
-		crc = sroce_icrc_add(crc, p, n);
+		crc = sroce_net_crc(crc, p, n);
 	}
 	if (skb_copy_bits(skb, body, &wire, sizeof(wire)))
 		return false;
@@ -531,26 +659,29 @@ static void sroce_net_put_icrc(struct sk_buff *skb)
 
 	if (!skb_is_nonlinear(skb)) {
 		at = skb_tail_pointer(skb) - SROCE_ICRC_LEN;
-		sroce_icrc_linear(skb->data, at - skb->data, &crc);
-		put_unaligned_le32(crc, at);
+		if (!sroce_icrc_begin(skb->data, at - skb->data, &crc, &done))
+			return;
+		crc = sroce_net_crc(crc, skb->data + done,
+				    at - skb->data - done);
+		put_unaligned_le32(sroce_icrc_end(crc), at);
 		return;
 	}
 	if (!sroce_icrc_begin(skb->data, skb_headlen(skb), &crc, &done))
 		return;
-	crc = sroce_icrc_add(crc, skb->data + done, skb_headlen(skb) - done);
+	crc = sroce_net_crc(crc, skb->data + done, skb_headlen(skb) - done);
 	for (i = 0; i + 1 < shinfo->nr_frags; i++) {
 		frag = &shinfo->frags[i];
 		p = kmap_local_page(skb_frag_page(frag));
-		crc = sroce_icrc_add(crc, p + skb_frag_off(frag),
-				     skb_frag_size(frag));
+		crc = sroce_net_crc(crc, p + skb_frag_off(frag),
+				    skb_frag_size(frag));
 		kunmap_local(p);
 	}
 	/* The trailer: the pad, then the ICRC. */
 	frag = &shinfo->frags[i];
 	at = (u8 *)skb_frag_address(frag) + skb_frag_size(frag) -
 	     SROCE_ICRC_LEN;
-	crc = sroce_icrc_add(crc, skb_frag_address(frag),
-			     skb_frag_size(frag) - SROCE_ICRC_LEN);
+	crc = sroce_net_crc(crc, skb_frag_address(frag),
+			    skb_frag_size(frag) - SROCE_ICRC_LEN);
 	put_unaligned_le32(sroce_icrc_end(crc), at);
 }
 
