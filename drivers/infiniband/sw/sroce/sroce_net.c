@@ -190,6 +190,7 @@ void sroce_net_icrc_choose(void)
 	bool want_crypto = !strcmp(icrc_impl, "crypto");
 	u64 t_lib, t_crypto = U64_MAX;
 	u32 crc_lib, crc_crypto;
+	bool usable, use_crypto;
 	u8 *buf;
 	int i;
 
@@ -214,24 +215,27 @@ void sroce_net_icrc_choose(void)
 	if (crypto_shash_descsize(sroce_icrc_tfm) == sizeof(u32) &&
 	    crypto_shash_statesize(sroce_icrc_tfm) == sizeof(u32))
 		t_crypto = sroce_icrc_time(true, buf, &crc_crypto);
-	if (t_crypto == U64_MAX || crc_crypto != crc_lib) {
+	usable = t_crypto != U64_MAX && crc_crypto == crc_lib;
+	use_crypto = usable && (want_crypto || t_crypto < t_lib);
+	if (!usable)
 		pr_warn("sroce: crypto crc32 (%s) unusable for the ICRC; using lib\n",
 			crypto_shash_driver_name(sroce_icrc_tfm));
-	} else if (want_crypto || t_crypto < t_lib) {
-		static_branch_enable(&sroce_icrc_crypto);
+	else if (use_crypto)
 		pr_info("sroce: ICRC through %s (%llu ns per 4 KiB; lib/crc32 %llu)\n",
 			crypto_shash_driver_name(sroce_icrc_tfm),
 			t_crypto / SROCE_ICRC_PROBE_ROUNDS,
 			t_lib / SROCE_ICRC_PROBE_ROUNDS);
-		goto out;
-	} else {
+	else
 		pr_info("sroce: ICRC through lib/crc32 (%llu ns per 4 KiB; %s %llu)\n",
 			t_lib / SROCE_ICRC_PROBE_ROUNDS,
 			crypto_shash_driver_name(sroce_icrc_tfm),
 			t_crypto / SROCE_ICRC_PROBE_ROUNDS);
+	if (use_crypto) {
+		static_branch_enable(&sroce_icrc_crypto);
+	} else {
+		crypto_free_shash(sroce_icrc_tfm);
+		sroce_icrc_tfm = NULL;
 	}
-	crypto_free_shash(sroce_icrc_tfm);
-	sroce_icrc_tfm = NULL;
 out:
 	kfree(buf);
 }
@@ -651,24 +655,22 @@ static void sroce_net_reserve_icrc(struct sk_buff *skb)
 static void sroce_net_put_icrc(struct sk_buff *skb)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	bool linear = !skb_is_nonlinear(skb);
+	/* A linear packet ends with the ICRC; a paged one with its trailer. */
+	size_t head = skb_headlen(skb) - (linear ? SROCE_ICRC_LEN : 0);
 	skb_frag_t *frag;
 	unsigned int i;
 	size_t done;
 	u8 *p, *at;
 	u32 crc;
 
-	if (!skb_is_nonlinear(skb)) {
-		at = skb_tail_pointer(skb) - SROCE_ICRC_LEN;
-		if (!sroce_icrc_begin(skb->data, at - skb->data, &crc, &done))
-			return;
-		crc = sroce_net_crc(crc, skb->data + done,
-				    at - skb->data - done);
-		put_unaligned_le32(sroce_icrc_end(crc), at);
+	if (!sroce_icrc_begin(skb->data, head, &crc, &done))
+		return;
+	crc = sroce_net_crc(crc, skb->data + done, head - done);
+	if (linear) {
+		put_unaligned_le32(sroce_icrc_end(crc), skb->data + head);
 		return;
 	}
-	if (!sroce_icrc_begin(skb->data, skb_headlen(skb), &crc, &done))
-		return;
-	crc = sroce_net_crc(crc, skb->data + done, skb_headlen(skb) - done);
 	for (i = 0; i + 1 < shinfo->nr_frags; i++) {
 		frag = &shinfo->frags[i];
 		p = kmap_local_page(skb_frag_page(frag));
