@@ -116,6 +116,7 @@ struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *kaddr;
 	bool read_only;
+	bool owns;		/* kaddr is a ring freed with the entry */
 };
 
 /*
@@ -130,7 +131,7 @@ struct sroce_queue {
 	u32 log_slots;
 	u32 log_slot_size;
 	u32 index;
-	struct rdma_user_mmap_entry *mmap;	/* NULL for kernel queues */
+	struct rdma_user_mmap_entry *mmap;	/* owns buf; NULL: not mapped */
 };
 
 /*
@@ -211,11 +212,28 @@ struct sroce_worker {
 	bool tx_blocked;
 };
 
-/* A piece of memory a message reads or writes; mr NULL: kernel buffer. */
+/*
+ * How a segment's addr is read. Never derived from a key or any other
+ * value a user or a packet chooses:
+ * - SROCE_SEG_EMPTY (a zeroed segment): no memory at all, len is 0;
+ * - SROCE_SEG_MR: an iova of mr, which the segment holds a reference on
+ *   and which was checked for PD, range and access when it was made;
+ * - SROCE_SEG_KERNEL: a kernel address of a buffer the module owns
+ *   (inline data it copied, a received payload, an atomic's result). Only
+ *   sroce_kseg() makes one.
+ */
+enum sroce_seg_kind {
+	SROCE_SEG_EMPTY,
+	SROCE_SEG_MR,
+	SROCE_SEG_KERNEL,
+};
+
+/* A piece of memory a message reads or writes. */
 struct sroce_seg {
-	struct sroce_mr *mr;
+	struct sroce_mr *mr;	/* SROCE_SEG_MR only */
 	u64 addr;
 	u32 len;
+	u8 kind;		/* enum sroce_seg_kind */
 };
 
 /* A kernel-private copy of a send WQE and its execution state. */
@@ -243,7 +261,8 @@ struct sroce_rd_resp {
 	u32 sent;			/* response packets sent */
 	u32 len;
 	u64 va;
-	struct sroce_mr *mr;		/* READ: held until sent */
+	u32 rkey;			/* READ: as the request named it */
+	struct sroce_seg mem;		/* READ: held until sent */
 	u64 orig;			/* atomic: the value before */
 };
 
@@ -321,6 +340,12 @@ struct sroce_qp {
 	u32 sq_fetched;
 	u32 rnr_retries;
 	u32 retries;
+	/*
+	 * The send context stopped at a WQE that only a completion can let
+	 * go (a failed WQE behind others in flight, the READ/atomic limit, a
+	 * fence): the next WQE is no work until one retires or it goes back.
+	 */
+	bool sq_blocked;
 	bool rnr_wait;			/* resend_at is an RNR wait */
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
 	struct timer_list timer;
@@ -366,9 +391,7 @@ struct sroce_qp {
 	u32 rx_cap;
 	u64 rx_wr_id;
 	struct sroce_seg rx_segs[SROCE_MAX_SGE];
-	struct sroce_mr *rx_write_mr;
-	u64 rx_write_va;
-	u32 rx_write_len;
+	struct sroce_seg rx_write;	/* the WRITE being received, whole */
 	u32 rd_head;			/* next free entry of rd */
 	u32 rd_tail;			/* next entry to answer */
 	struct sroce_rd_resp rd[SROCE_MAX_RD_ATOMIC];
@@ -456,6 +479,10 @@ enum sroce_stat {
 	SROCE_STAT_RX_DROP_NO_RECV,	/* UD/UC: no receive WQE posted */
 	SROCE_STAT_UD_NO_DEST,	/* UD shortcut: no such QP here */
 	SROCE_STAT_KICK_WAKES,	/* kick eventfd writes that woke the worker */
+	SROCE_STAT_RX_DROP_ADDRESS,	/* RC/UC: not from the path's addresses */
+	SROCE_STAT_RX_DROP_REPLAY,	/* a duplicate READ/atomic not in history */
+	SROCE_STAT_SHORTCUT_DROP_PEER,	/* shortcut: the QP does not name it */
+	SROCE_STAT_QP_RING_ERRORS,	/* QPs failed for an impossible index */
 	SROCE_STAT_COUNT
 };
 
@@ -506,6 +533,8 @@ void sroce_queue_free(struct sroce_queue *q);
 int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
 		      bool read_only, struct rdma_user_mmap_entry **entry,
 		      u64 *offset);
+int sroce_queue_map(struct ib_ucontext *uctx, struct sroce_queue *q,
+		    u64 *offset);
 void sroce_mmap_remove(struct rdma_user_mmap_entry *entry);
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);

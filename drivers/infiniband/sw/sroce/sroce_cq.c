@@ -55,8 +55,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
 						 ibuc);
-		err = sroce_mmap_insert(&uctx->ibuc, cq->q.buf, cq->q.size,
-					false, &cq->q.mmap, &offset);
+		err = sroce_queue_map(&uctx->ibuc, &cq->q, &offset);
 		if (err)
 			goto err_queue;
 		resp.log_slots = log_slots;
@@ -105,8 +104,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
 						 ibuc);
-		err = sroce_mmap_insert(&uctx->ibuc, nq.buf, nq.size, false,
-					&nq.mmap, &resp.mmap_offset);
+		err = sroce_queue_map(&uctx->ibuc, &nq, &resp.mmap_offset);
 		if (err)
 			goto err_free;
 	}

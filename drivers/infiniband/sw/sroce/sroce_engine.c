@@ -31,6 +31,7 @@
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <sroce/psn.h>
 #include "sroce_engine.h"
@@ -96,6 +97,9 @@ struct sroce_lmsg {
 	u64 swap_add;
 	u64 compare;
 	struct sroce_qp *requester;	/* holds a reference */
+	/* The requester's path when it sent: the GIDs it sent from and to. */
+	struct in6_addr sgid;
+	struct in6_addr dgid;
 	unsigned int num_segs;
 	struct sroce_seg segs[];	/* then inline data, if any */
 };
@@ -105,7 +109,7 @@ void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
 	unsigned int i;
 
 	for (i = 0; i < num; i++)
-		if (segs[i].mr)
+		if (segs[i].kind == SROCE_SEG_MR)
 			sroce_mr_put(segs[i].mr);
 }
 
@@ -234,6 +238,10 @@ void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 	it->off = off;
 }
 
+/*
+ * Maps the next bytes of it; NULL (a bug in the caller's bounds) past the
+ * end of the list or on a segment without memory.
+ */
 static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
 {
 	const struct sroce_seg *s;
@@ -244,20 +252,27 @@ static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
 		it->i++;
 		it->off = 0;
 	}
+	if (WARN_ON_ONCE(it->i == it->num))
+		return NULL;
 	s = &it->seg[it->i];
 	left = s->len - it->off;
-	if (!s->mr) {
+	switch (s->kind) {
+	case SROCE_SEG_KERNEL:
 		*chunk = left;
 		return (void *)(uintptr_t)(s->addr + it->off);
+	case SROCE_SEG_MR:
+		p = sroce_mr_map(s->mr, s->addr + it->off, chunk);
+		*chunk = min(*chunk, left);
+		return p;
+	default:
+		WARN_ON_ONCE(1);
+		return NULL;
 	}
-	p = sroce_mr_map(s->mr, s->addr + it->off, chunk);
-	*chunk = min(*chunk, left);
-	return p;
 }
 
 static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
 {
-	if (it->seg[it->i].mr)
+	if (it->seg[it->i].kind == SROCE_SEG_MR)
 		sroce_mr_unmap(it->seg[it->i].mr, p);
 }
 
@@ -269,7 +284,13 @@ void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
 
 	while (len) {
 		s = sroce_seg_map(src, &sc);
+		if (!s)
+			return;
 		d = sroce_seg_map(dst, &dc);
+		if (!d) {
+			sroce_seg_unmap(src, s);
+			return;
+		}
 		n = min3(len, sc, dc);
 		memcpy(d, s, n);
 		sroce_seg_unmap(dst, d);
@@ -297,7 +318,7 @@ int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
 		if (it.i == it.num || n == max)
 			return -EOPNOTSUPP;
 		s = &it.seg[it.i];
-		if (!s->mr || s->mr->dma)
+		if (s->kind != SROCE_SEG_MR || s->mr->dma)
 			return -EOPNOTSUPP;
 		vec[n].bv_page = sroce_mr_page(s->mr, s->addr + it.off,
 					       &in_page);
@@ -322,16 +343,16 @@ void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 }
 
 /*
- * Looks up and checks the MR of an SGE for this QP. key 0 is the local DMA
- * key, for kernel QPs only.
+ * Looks up the MR of key for [addr, addr + len), len > 0, and checks it for
+ * this QP's PD, the range and the access. No key value is special: key 0
+ * names no MR (index 0 is never allocated), and a kernel DMA MR grants no
+ * remote access.
  */
 struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
 			      u32 len, int access, bool remote)
 {
 	struct sroce_mr *mr;
 
-	if (!key || !len)
-		return NULL;
 	mr = sroce_mr_get(qp->sdev, key);
 	if (!mr)
 		return ERR_PTR(-ENOENT);
@@ -351,20 +372,19 @@ bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 	unsigned int i;
 
 	for (i = 0; i < num; i++) {
-		segs[i].addr = sge[i].addr;
-		segs[i].len = sge[i].length;
-		segs[i].mr = NULL;
+		segs[i] = (struct sroce_seg){};
 		if (!sge[i].length)
-			continue;
-		if (!sge[i].lkey && !qp->is_user)
-			continue;	/* kernel virtual address */
+			continue;	/* touches nothing: no key check */
 		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
 				  access, false);
-		if (IS_ERR_OR_NULL(mr)) {
+		if (IS_ERR(mr)) {
 			sroce_segs_put(segs, i);
 			return false;
 		}
 		segs[i].mr = mr;
+		segs[i].addr = sge[i].addr;
+		segs[i].len = sge[i].length;
+		segs[i].kind = SROCE_SEG_MR;
 	}
 	return true;
 }
@@ -384,6 +404,36 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 void sroce_qp_error(struct sroce_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
+}
+
+/* A ring index the QP's owner cannot have written: the QP fails. */
+void sroce_qp_ring_error(struct sroce_qp *qp)
+{
+	sroce_stat_add(SROCE_STAT_QP_RING_ERRORS, 1);
+	sroce_qp_error(qp);
+}
+
+/*
+ * The SQ producer index, and whether the engine may take it: it lies in
+ * [sq_fetched, sq_retire + slots], since every fetched WQE was produced
+ * and the ring holds no more than slots. Any other value (moved back, or
+ * more than a ring ahead) is one the QP's owner cannot have written.
+ */
+bool sroce_sq_producer(struct sroce_qp *qp, u32 *producer)
+{
+	u32 p = sroce_ring_read_index(&qp->sq.hdr->producer);
+
+	*producer = p;
+	return p - qp->sq_fetched <=
+	       sroce_queue_slots(&qp->sq) - (qp->sq_fetched - qp->sq_retire);
+}
+
+/* Receive WQEs posted and not yet taken; -1 for an impossible producer. */
+int sroce_rq_posted(struct sroce_qp *qp)
+{
+	u32 n = sroce_ring_read_index(&qp->rq.hdr->producer) - qp->rq.index;
+
+	return n <= sroce_queue_slots(&qp->rq) ? n : -1;
 }
 
 /*
@@ -418,6 +468,7 @@ void sroce_complete_send(struct sroce_qp *qp, u8 status)
 		sw->rd_counted = false;
 	}
 	qp->sq_retire++;
+	qp->sq_blocked = false;
 	if ((s32)(qp->sq_next - qp->sq_retire) < 0)
 		qp->sq_next = qp->sq_retire;
 	if ((s32)(qp->sq_fetched - qp->sq_retire) < 0)
@@ -451,13 +502,12 @@ u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
 static void sroce_flush_rq(struct sroce_qp *qp)
 {
 	struct sroce_queue *q = &qp->rq;
-	u32 producer = sroce_ring_read_index(&q->hdr->producer);
+	int n = sroce_rq_posted(qp);
 	struct sroce_recv_wqe *r;
 	struct sroce_cqe cqe = {};
 
-	if (producer - q->index > sroce_queue_slots(q))
-		producer = q->index + sroce_queue_slots(q);
-	while (q->index != producer) {
+	/* An impossible producer flushes nothing (sroce_qp_has_work agrees). */
+	while (n-- > 0) {
 		r = sroce_queue_slot(q, q->index);
 		cqe.wr_id = READ_ONCE(r->wr_id);
 		cqe.status = IB_WC_WR_FLUSH_ERR;
@@ -472,10 +522,11 @@ static void sroce_flush_rq(struct sroce_qp *qp)
 /* In the error state every WQE completes with a flush error. */
 static void sroce_flush(struct sroce_qp *qp)
 {
-	u32 producer = sroce_ring_read_index(&qp->sq.hdr->producer);
+	u32 producer;
 
-	if (producer - qp->sq_retire > sroce_queue_slots(&qp->sq))
-		producer = qp->sq_retire + sroce_queue_slots(&qp->sq);
+	/* An impossible producer: flush what was fetched, nothing more. */
+	if (!sroce_sq_producer(qp, &producer))
+		producer = qp->sq_fetched;
 	while (qp->sq_retire != producer) {
 		if (qp->sq_retire == qp->sq_fetched) {
 			struct sroce_swqe *sw = sroce_swqe_at(qp, qp->sq_retire);
@@ -571,8 +622,7 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 		void *data = &msg->segs[1];
 
 		memcpy(data, wqe->sge, c->inline_len);
-		msg->segs[0].addr = (uintptr_t)data;
-		msg->segs[0].len = c->inline_len;
+		msg->segs[0] = sroce_kseg(data, c->inline_len);
 		msg->num_segs = 1;
 	} else {
 		if (c->opcode == SROCE_WQE_RDMA_READ ||
@@ -588,6 +638,8 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 	}
 	refcount_inc(&qp->refs);
 	msg->requester = qp;
+	msg->sgid = qp->path.saddr;
+	msg->dgid = qp->path.daddr;
 	return msg;
 }
 
@@ -633,14 +685,13 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 				return;
 			}
 			qp->sq_next = qp->sq_retire;
+			qp->sq_blocked = false;
 		}
 		qp->rnr_wait = false;
 	}
 
-	producer = sroce_ring_read_index(&qp->sq.hdr->producer);
-	if (producer - qp->sq_retire > slots) {
-		/* An index userspace cannot have produced. */
-		sroce_qp_error(qp);
+	if (!sroce_sq_producer(qp, &producer)) {
+		sroce_qp_ring_error(qp);
 		return;
 	}
 	while (qp->sq_next != producer && *budget > 0) {
@@ -661,6 +712,8 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 			if (qp->sq_retire == qp->sq_next) {
 				qp->sq_next++;
 				sroce_complete_send(qp, status);
+			} else {
+				qp->sq_blocked = true;
 			}
 			return;
 		}
@@ -668,6 +721,11 @@ static void sroce_send_context(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 
 		dest = sroce_qp_get(qp->attr.dest_qp_num);
+		if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type) {
+			/* Another transport has no such QP. */
+			sroce_qp_put(dest);
+			dest = NULL;
+		}
 		if (!dest && sroce_qp_is_uc(qp)) {
 			/* Lost; UC tells nobody and completes the WQE. */
 			sroce_respond(qp, msg, SROCE_LMSG_ACK);
@@ -745,12 +803,16 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 {
 	struct sroce_seg segs[SROCE_MAX_SGE];
 	unsigned int nseg = 0;
-	u32 producer, cap = 0;
+	int posted = sroce_rq_posted(qp);
+	u32 cap = 0;
 	u64 wr_id = 0;
 	u8 status;
 
-	producer = sroce_ring_read_index(&qp->rq.hdr->producer);
-	if (producer == qp->rq.index)
+	if (posted < 0) {
+		sroce_qp_ring_error(qp);
+		return SROCE_LMSG_NAK_OPERATION;
+	}
+	if (!posted)
 		return SROCE_LMSG_RNR;
 
 	status = sroce_take_recv(qp, segs, &nseg, &cap, &wr_id);
@@ -775,15 +837,28 @@ static u8 sroce_exec_recv(struct sroce_qp *qp, struct sroce_lmsg *msg,
 	return SROCE_LMSG_ACK;
 }
 
-/* The responder's MR for an rkey, checked for range, PD and access. */
-struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
-			       int access)
+/*
+ * The responder's memory at (rkey, va, len), checked for the QP's access
+ * flags, the MR's PD, range and access: 0 or -EACCES. A zero-length access
+ * touches no memory and checks no key (IBTA C9-88): an empty segment.
+ */
+int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+		   int access, struct sroce_seg *seg)
 {
+	struct sroce_mr *mr;
+
+	*seg = (struct sroce_seg){};
 	if (!(qp->attr.qp_access_flags & access))
-		return ERR_PTR(-EACCES);
+		return -EACCES;
 	if (!len)
-		return NULL;
-	return sroce_sge_mr(qp, rkey, va, len, access, true);
+		return 0;
+	mr = sroce_sge_mr(qp, rkey, va, len, access, true);
+	if (IS_ERR(mr))
+		return -EACCES;
+	*seg = (struct sroce_seg){
+		.mr = mr, .addr = va, .len = len, .kind = SROCE_SEG_MR,
+	};
+	return 0;
 }
 
 /*
@@ -795,21 +870,14 @@ static u8 sroce_rdma_copy(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			  int access)
 {
 	struct sroce_seg seg;
-	struct sroce_mr *mr;
 
-	mr = sroce_rkey_mr(qp, msg->rkey, msg->raddr, msg->len, access);
-	if (IS_ERR(mr))
+	if (sroce_rkey_seg(qp, msg->rkey, msg->raddr, msg->len, access, &seg))
 		return SROCE_LMSG_NAK_ACCESS;
-	if (!mr)
-		return SROCE_LMSG_ACK;
-	seg.mr = mr;
-	seg.addr = msg->raddr;
-	seg.len = msg->len;
 	if (access == IB_ACCESS_REMOTE_WRITE)
 		sroce_segs_copy(&seg, 1, msg->segs, msg->num_segs, msg->len);
 	else
 		sroce_segs_copy(msg->segs, msg->num_segs, &seg, 1, msg->len);
-	sroce_mr_put(mr);
+	sroce_segs_put(&seg, 1);
 	return SROCE_LMSG_ACK;
 }
 
@@ -818,8 +886,7 @@ static u8 sroce_exec_write(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	u8 result;
 
 	/* With immediate, the receive WQE must be there before data moves. */
-	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM &&
-	    sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index)
+	if (msg->opcode == SROCE_WQE_RDMA_WRITE_IMM && !sroce_rq_posted(qp))
 		return SROCE_LMSG_RNR;
 
 	result = sroce_rdma_copy(qp, msg, IB_ACCESS_REMOTE_WRITE);
@@ -842,14 +909,14 @@ static u8 sroce_exec_read(struct sroce_qp *qp, struct sroce_lmsg *msg)
 bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			 u64 swap_add, u64 compare, u64 *orig)
 {
-	struct sroce_mr *mr;
+	struct sroce_seg seg;
 	u64 *p;
 	u32 chunk;
 
-	mr = sroce_rkey_mr(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
-	if (IS_ERR_OR_NULL(mr))
+	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
+			   &seg))
 		return false;
-	p = sroce_mr_map(mr, va, &chunk);
+	p = sroce_mr_map(seg.mr, va, &chunk);
 	spin_lock(&sroce_atomic_lock);
 	*orig = READ_ONCE(*p);
 	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
@@ -859,15 +926,15 @@ bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 		WRITE_ONCE(*p, *orig + swap_add);
 	}
 	spin_unlock(&sroce_atomic_lock);
-	sroce_mr_unmap(mr, p);
-	sroce_mr_put(mr);
+	sroce_mr_unmap(seg.mr, p);
+	sroce_segs_put(&seg, 1);
 	return true;
 }
 
 static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 			    bool duplicate)
 {
-	struct sroce_seg orig_seg = { .len = sizeof(u64) };
+	struct sroce_seg orig_seg;
 	u64 orig;
 
 	if (msg->raddr & 7)
@@ -884,9 +951,30 @@ static u8 sroce_exec_atomic(struct sroce_qp *qp, struct sroce_lmsg *msg,
 		qp->last_atomic_orig = orig;
 	}
 	/* The original value lands in the requester's buffer. */
-	orig_seg.addr = (uintptr_t)&orig;
+	orig_seg = sroce_kseg(&orig, sizeof(orig));
 	sroce_segs_copy(msg->segs, msg->num_segs, &orig_seg, 1, sizeof(orig));
 	return SROCE_LMSG_ACK;
+}
+
+/*
+ * Whether a shortcut request comes from the QP's peer. A QPN proves
+ * nothing by itself (a local user may own the QPN of a remote peer), so
+ * the QP must be on the shortcut itself, of the same transport, and its
+ * path must name the requester's QPN and the GIDs the request travelled
+ * between.
+ */
+static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
+				     const struct sroce_lmsg *msg)
+{
+	if (READ_ONCE(qp->wire) ||
+	    qp->ibqp.qp_type != msg->requester->ibqp.qp_type ||
+	    msg->requester->ibqp.qp_num != qp->attr.dest_qp_num ||
+	    !ipv6_addr_equal(&msg->sgid, &qp->path.daddr) ||
+	    !ipv6_addr_equal(&msg->dgid, &qp->path.saddr)) {
+		sroce_stat_add(SROCE_STAT_SHORTCUT_DROP_PEER, 1);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -900,7 +988,7 @@ static void sroce_uc_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	u8 result = SROCE_LMSG_NAK_INVALID;
 
 	if ((state == IB_QPS_RTR || state == IB_QPS_RTS) &&
-	    msg->requester->ibqp.qp_num == qp->attr.dest_qp_num) {
+	    sroce_shortcut_from_peer(qp, msg)) {
 		if (msg->opcode == SROCE_WQE_SEND ||
 		    msg->opcode == SROCE_WQE_SEND_IMM)
 			result = sroce_exec_recv(qp, msg, true);
@@ -928,7 +1016,7 @@ static void sroce_handle_request(struct sroce_qp *qp, struct sroce_lmsg *msg)
 		sroce_lmsg_free(msg);	/* not listening: dropped */
 		return;
 	}
-	if (msg->requester->ibqp.qp_num != qp->attr.dest_qp_num) {
+	if (!sroce_shortcut_from_peer(qp, msg)) {
 		sroce_lmsg_free(msg);	/* not our peer */
 		return;
 	}
@@ -1005,6 +1093,7 @@ static void sroce_handle_response(struct sroce_qp *qp, struct sroce_lmsg *msg)
 			break;
 		}
 		qp->sq_next = qp->sq_retire;
+		qp->sq_blocked = false;
 		qp->rnr_wait = true;
 		sroce_arm_timer(qp, jiffies +
 				sroce_rnr_jiffies(rnr_timer));
@@ -1078,10 +1167,10 @@ static int sroce_qp_process(struct sroce_qp *qp)
 	int budget = SROCE_QP_BUDGET;
 	int done;
 
+	/* A UD QP's rx holds nothing a peer check lets through. */
+	done = sroce_receive_context(qp);
 	if (sroce_qp_is_ud(qp))
-		done = sroce_ud_receive_context(qp, &budget);
-	else
-		done = sroce_receive_context(qp);
+		done += sroce_ud_receive_context(qp, &budget);
 	if (qp->wire)
 		done += sroce_rc_receive_context(qp, &budget);
 	switch (READ_ONCE(qp->state)) {
@@ -1115,6 +1204,7 @@ static int sroce_qp_process(struct sroce_qp *qp)
 static bool sroce_qp_has_work(struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	u32 producer;
 
 	if (!llist_empty(&qp->rx) || !llist_empty(&qp->ud_rx) ||
 	    !skb_queue_empty_lockless(&qp->rx_skbs))
@@ -1124,11 +1214,19 @@ static bool sroce_qp_has_work(struct sroce_qp *qp)
 	if (state == IB_QPS_RTS) {
 		if (qp->resend_at)
 			return !time_before(jiffies, qp->resend_at);
-		return READ_ONCE(qp->sq.hdr->producer) != qp->sq_next;
+		if (sroce_qp_is_ud(qp) && sroce_net_tx_full(qp->sdev)) {
+			qp->worker->tx_blocked = true;
+			return false;
+		}
+		return READ_ONCE(qp->sq.hdr->producer) != qp->sq_next &&
+		       !qp->sq_blocked;
 	}
+	/* What sroce_flush() would flush; an impossible index is nothing. */
 	if (state == IB_QPS_ERR)
-		return READ_ONCE(qp->sq.hdr->producer) != qp->sq_retire ||
-		       READ_ONCE(qp->rq.hdr->producer) != qp->rq.index;
+		return qp->sq_fetched != qp->sq_retire ||
+		       (sroce_sq_producer(qp, &producer) &&
+			producer != qp->sq_retire) ||
+		       sroce_rq_posted(qp) > 0;
 	return false;
 }
 

@@ -45,18 +45,20 @@ struct sroce_rx_payload {
 	struct sroce_seg seg[MAX_SKB_FRAGS + 1];
 };
 
-/* A kernel buffer as a segment. */
+/* A buffer the module owns as a segment (see enum sroce_seg_kind). */
 static inline struct sroce_seg sroce_kseg(void *p, u32 len)
 {
-	return (struct sroce_seg){ .addr = (uintptr_t)p, .len = len };
+	return (struct sroce_seg){
+		.addr = (uintptr_t)p, .len = len, .kind = SROCE_SEG_KERNEL,
+	};
 }
 
 struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
 			      u32 len, int access, bool remote);
 bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 			unsigned int num, int access, struct sroce_seg *segs);
-struct sroce_mr *sroce_rkey_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
-			       int access);
+int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+		   int access, struct sroce_seg *seg);
 bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			 u64 swap_add, u64 compare, u64 *orig);
 
@@ -81,6 +83,9 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 }
 
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_ring_error(struct sroce_qp *qp);
+bool sroce_sq_producer(struct sroce_qp *qp, u32 *producer);
+int sroce_rq_posted(struct sroce_qp *qp);
 u8 sroce_fetch_send(struct sroce_qp *qp, u32 index);
 void sroce_complete_send(struct sroce_qp *qp, u8 status);
 u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,

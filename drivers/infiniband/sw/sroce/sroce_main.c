@@ -61,6 +61,10 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_RX_DROP_NO_RECV] = "rx_drop_no_recv",
 	[SROCE_STAT_UD_NO_DEST] = "ud_no_dest",
 	[SROCE_STAT_KICK_WAKES] = "kick_wakes",
+	[SROCE_STAT_RX_DROP_ADDRESS] = "rx_drop_address",
+	[SROCE_STAT_RX_DROP_REPLAY] = "rx_drop_replay",
+	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
+	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
 };
 
 void sroce_stat_add(enum sroce_stat stat, u64 n)
@@ -235,7 +239,6 @@ static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
-	ibdev->local_dma_lkey = 0;
 	/* A user QP's POST_SEND with no work requests is the engine kick. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->dev_addr);

@@ -2,9 +2,11 @@
 /*
  * Memory regions.
  *
- * Keys: lkey == rkey == (index << 8) | variant, index >= 1 in sdev->mr_xa;
- * key 0 is the device's local_dma_lkey (kernel QPs only, kernel virtual
- * addresses). The engine looks MRs up under RCU and holds a reference while
+ * Keys: lkey == rkey == (index << 8) | variant, index >= 1 in sdev->mr_xa,
+ * so no key value, 0 included, stands for anything but an MR. A kernel
+ * PD's local_dma_lkey is the key of its DMA MR (iova == kernel address,
+ * local access only). An MR becomes visible to lookups only once it is
+ * complete. The engine looks MRs up under RCU and holds a reference while
  * it touches the memory; deregistration unpublishes the key first and then
  * waits for those references, so a user MR's pages stay pinned for as long
  * as the engine may copy into or out of them.
@@ -32,7 +34,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_count;
@@ -41,7 +43,8 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 	refcount_set(&mr->refs, 1);
 	init_completion(&mr->released);
 
-	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+	/* The index is reserved now and published once the MR is whole. */
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
 			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
@@ -59,6 +62,24 @@ err_count:
 	return ERR_PTR(err);
 }
 
+/*
+ * Makes a fully initialised MR visible to key lookups; the release store
+ * pairs with the lookup's xa_load (RCU dereference).
+ */
+static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	xa_store(&sdev->mr_xa, mr->ibmr.lkey >> 8, mr, GFP_KERNEL);
+	sroce_obj_inc(SROCE_OBJ_MR);
+}
+
+/* Undoes sroce_mr_alloc() for an MR never published: no reader saw it. */
+static void sroce_mr_unreserve(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	atomic_dec(&sdev->num_mr);
+	kfree(mr);
+}
+
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sroce_mr *mr;
@@ -69,7 +90,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->dma = true;
 	mr->iova = 0;
 	mr->length = U64_MAX;
-	sroce_obj_inc(SROCE_OBJ_MR);
+	sroce_mr_publish(to_sdev(ibpd->device), mr);
 	return &mr->ibmr;
 }
 
@@ -104,7 +125,8 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	mr->umem = umem;
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_umem;
@@ -119,15 +141,13 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	sroce_obj_inc(SROCE_OBJ_MR);
+	sroce_mr_publish(sdev, mr);
 	return &mr->ibmr;
 
 err_umem:
 	ib_umem_release(umem);
 err_mr:
-	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
-	atomic_dec(&sdev->num_mr);
-	kfree(mr);
+	sroce_mr_unreserve(sdev, mr);
 	return ERR_PTR(err);
 }
 

@@ -181,10 +181,10 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	qp->rq_lim.max_inline = 0;
 
 	seg_slots = max(qp->sq_lim.max_sge, 1U);
-	qp->swqe = kvcalloc(sq_slots, sizeof(*qp->swqe), GFP_KERNEL);
-	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL);
+	qp->swqe = kvcalloc(sq_slots, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
+	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL_ACCOUNT);
 	qp->swqe_segs = kvcalloc((size_t)sq_slots * seg_slots,
-				 sizeof(*qp->swqe_segs), GFP_KERNEL);
+				 sizeof(*qp->swqe_segs), GFP_KERNEL_ACCOUNT);
 	if (!qp->swqe || !qp->swqe_mem || !qp->swqe_segs) {
 		err = -ENOMEM;
 		goto err_rq;
@@ -227,12 +227,10 @@ static int sroce_qp_map_queues(struct sroce_qp *qp, struct ib_udata *udata)
 	struct sroce_create_qp_resp resp = {};
 	int err;
 
-	err = sroce_mmap_insert(&uctx->ibuc, qp->sq.buf, qp->sq.size, false,
-				&qp->sq.mmap, &resp.sq_mmap_offset);
+	err = sroce_queue_map(&uctx->ibuc, &qp->sq, &resp.sq_mmap_offset);
 	if (err)
 		return err;
-	err = sroce_mmap_insert(&uctx->ibuc, qp->rq.buf, qp->rq.size, false,
-				&qp->rq.mmap, &resp.rq_mmap_offset);
+	err = sroce_queue_map(&uctx->ibuc, &qp->rq, &resp.rq_mmap_offset);
 	if (err)
 		return err;
 	resp.qpn = qp->ibqp.qp_num;
@@ -416,6 +414,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	const struct ib_global_route *grh = NULL;
 	enum ib_qp_state cur, new;
 	bool wire = qp->wire;
 	int err;
@@ -437,16 +436,25 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	/*
+	 * A destination GID of a sroce device of this host takes the
+	 * shortcut; any other goes on the wire. The link is chosen once, as
+	 * the QP leaves INIT: an address given later (SQD to SQD) must keep
+	 * it, since WQEs in flight carry the state of the link they left on.
+	 */
+	if (mask & IB_QP_AV) {
+		grh = rdma_ah_read_grh(&attr->ah_attr);
+		wire = !sroce_ifindex_by_gid(&grh->dgid);
+		if ((cur != IB_QPS_INIT && wire != qp->wire) ||
+		    !grh->sgid_attr) {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	/*
 	 * Peers on the shortcut share a worker, so a message and its answer
 	 * never cross threads. Only before RTS: the provider reads the worker
 	 * from the SQ header when it posts.
 	 */
-	/*
-	 * A destination GID of a sroce device of this host takes the
-	 * shortcut; any other goes on the wire.
-	 */
-	if (mask & IB_QP_AV)
-		wire = !sroce_ifindex_by_gid(&rdma_ah_read_grh(&attr->ah_attr)->dgid);
 	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR && !wire)
 		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 
@@ -459,7 +467,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		}
 	}
 	if (mask & IB_QP_AV) {
+		/* The shortcut's peer check compares these (sroce_engine.c). */
+		memcpy(&qp->path.saddr, grh->sgid_attr->gid.raw,
+		       sizeof(qp->path.saddr));
+		memcpy(&qp->path.daddr, grh->dgid.raw, sizeof(qp->path.daddr));
+		/* The core holds the source GID entry, not this copy. */
 		qp->attr.ah_attr = attr->ah_attr;
+		qp->attr.ah_attr.grh.sgid_attr = NULL;
 		WRITE_ONCE(qp->wire, wire);
 		sroce_engine_set_wire(qp, wire);
 	}
@@ -509,6 +523,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (new == IB_QPS_RESET) {
 		sroce_engine_reset_qp(qp);
+		qp->sq_blocked = false;
 		qp->req_psn = 0;
 		qp->una_psn = 0;
 		qp->sent_psn = 0;

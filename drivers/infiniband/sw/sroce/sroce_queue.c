@@ -2,16 +2,49 @@
 /*
  * Queue memory and its mappings into user contexts.
  *
- * Rules: the kernel allocates every ring (vmalloc_user, zeroed) and maps it
- * through an rdma_user_mmap_entry; the core keeps an offset valid until the
- * last mapping is gone, and the mapped pages hold their own references, so
- * freeing a ring while a process still maps it is safe. Mappings of
- * read-only entries (the engine status page) refuse VM_WRITE.
+ * Rules:
+ * - the kernel allocates every ring (zeroed pages charged to the memory
+ *   cgroup of the process that creates the queue, mapped with
+ *   VM_USERMAP) and maps it through an rdma_user_mmap_entry;
+ * - a ring that has an mmap entry belongs to the entry: the core keeps the
+ *   entry, and so the ring, until the entry is removed and the last
+ *   mapping of it is gone (sroce_mmap_free()), so sroce_mmap() can never
+ *   map pages that destroy or resize freed meanwhile;
+ * - mappings of read-only entries (the engine status page) refuse
+ *   VM_WRITE; entries that do not own their memory (that page) leave it
+ *   to its owner.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "sroce.h"
+
+/* Zeroed, accounted pages in one virtual range that can be mapped. */
+static void *sroce_ring_alloc(size_t size)
+{
+	unsigned int i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *buf;
+
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!pages[i])
+			goto err;
+	}
+	/* VM_MAP_PUT_PAGES: vfree() frees the pages and the array. */
+	buf = vmap(pages, n, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES,
+		   PAGE_KERNEL);
+	if (buf)
+		return buf;
+err:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
+}
 
 int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size)
 {
@@ -19,7 +52,7 @@ int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size)
 	q->log_slot_size = log_slot_size;
 	q->size = PAGE_ALIGN(SROCE_QUEUE_SLOTS_OFFSET +
 			     ((size_t)1 << (log_slots + log_slot_size)));
-	q->buf = vmalloc_user(q->size);
+	q->buf = sroce_ring_alloc(q->size);
 	if (!q->buf)
 		return -ENOMEM;
 	q->hdr = q->buf;
@@ -28,27 +61,31 @@ int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size)
 	return 0;
 }
 
+/* The ring goes with its mmap entry, if it has one. */
 void sroce_queue_free(struct sroce_queue *q)
 {
 	if (q->mmap)
 		sroce_mmap_remove(q->mmap);
+	else
+		vfree(q->buf);
 	q->mmap = NULL;
-	vfree(q->buf);
 	q->buf = NULL;
+	q->hdr = NULL;
 }
 
-int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
-		      bool read_only, struct rdma_user_mmap_entry **entry,
-		      u64 *offset)
+static int sroce_mmap_add(struct ib_ucontext *uctx, void *kaddr, size_t size,
+			  bool read_only, bool owns,
+			  struct rdma_user_mmap_entry **entry, u64 *offset)
 {
 	struct sroce_mmap_entry *e;
 	int err;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	e->kaddr = kaddr;
 	e->read_only = read_only;
+	e->owns = owns;
 	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, PAGE_ALIGN(size));
 	if (err) {
 		kfree(e);
@@ -57,6 +94,23 @@ int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
 	*entry = &e->rdma;
 	*offset = rdma_user_mmap_get_offset(&e->rdma);
 	return 0;
+}
+
+/* Maps memory the caller keeps (and frees after sroce_mmap_remove()). */
+int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
+		      bool read_only, struct rdma_user_mmap_entry **entry,
+		      u64 *offset)
+{
+	return sroce_mmap_add(uctx, kaddr, size, read_only, false, entry,
+			      offset);
+}
+
+/* Maps a ring, which from now on belongs to its mmap entry. */
+int sroce_queue_map(struct ib_ucontext *uctx, struct sroce_queue *q,
+		    u64 *offset)
+{
+	return sroce_mmap_add(uctx, q->buf, q->size, false, true, &q->mmap,
+			      offset);
 }
 
 void sroce_mmap_remove(struct rdma_user_mmap_entry *entry)
@@ -70,6 +124,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	struct sroce_mmap_entry *e;
 	int err = -EINVAL;
 
+	/* The reference keeps the entry's memory until this returns. */
 	rdma = rdma_user_mmap_entry_get(uctx, vma);
 	if (!rdma)
 		return -EINVAL;
@@ -88,7 +143,13 @@ out:
 	return err;
 }
 
+/* The entry is gone and so is every mapping of it. */
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 {
-	kfree(container_of(entry, struct sroce_mmap_entry, rdma));
+	struct sroce_mmap_entry *e =
+		container_of(entry, struct sroce_mmap_entry, rdma);
+
+	if (e->owns)
+		vfree(e->kaddr);
+	kfree(e);
 }

@@ -26,6 +26,8 @@
  *   everything executed so far.
  */
 #include <linux/skbuff.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 #include <sroce/psn.h>
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
@@ -252,6 +254,7 @@ static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 			break;
 		if (sroce_psn_diff(psn, sw->psn) < (s32)sw->npkts) {
 			qp->sq_next = i;
+			qp->sq_blocked = false;
 			qp->tx_pkt = sroce_rc_is_rd(sw->wqe->ctrl.opcode) ? 0 :
 				     sroce_psn_diff(psn, sw->psn);
 			qp->goback_psn = psn;
@@ -383,8 +386,11 @@ static void sroce_rc_handle_read_data(struct sroce_qp *qp,
 	u8 op;
 
 	if (sroce_psn_before(psn, qp->una_psn) ||
-	    !sroce_psn_before(psn, qp->sent_psn))
-		return;		/* a duplicate, or nothing we asked for */
+	    !sroce_psn_before(psn, qp->sent_psn)) {
+		/* A duplicate, or nothing we asked for. */
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
 	/* Responses come in PSN order: SEND/WRITEs before psn are through. */
 	while (qp->sq_retire != qp->sq_fetched) {
 		sw = sroce_swqe_at(qp, qp->sq_retire);
@@ -459,7 +465,6 @@ static bool sroce_rc_window_open(struct sroce_qp *qp)
 
 void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 {
-	u32 slots = sroce_queue_slots(&qp->sq);
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	struct sroce_wqe_ctrl *c;
 	struct sroce_swqe *sw;
@@ -483,10 +488,8 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 	if (qp->rnr_wait)
 		return;
 
-	producer = sroce_ring_read_index(&qp->sq.hdr->producer);
-	if (producer - qp->sq_retire > slots) {
-		/* An index userspace cannot have produced. */
-		sroce_qp_error(qp);
+	if (!sroce_sq_producer(qp, &producer)) {
+		sroce_qp_ring_error(qp);
 		return;
 	}
 	while (qp->sq_next != producer && *budget > 0) {
@@ -508,17 +511,23 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 				qp->sq_next++;
 				qp->tx_pkt = 0;
 				sroce_complete_send(qp, sw->status);
+			} else {
+				qp->sq_blocked = true;
 			}
 			return;
 		}
 		c = &sw->wqe->ctrl;
 		rd = sroce_rc_is_rd(c->opcode);
-		if (rd && !sw->rd_counted && qp->rd_outstanding >= max_rd)
+		/*
+		 * No more READs/atomics than max_rd_atomic; FENCE: every
+		 * READ/atomic before it has completed.
+		 */
+		if ((rd && !sw->rd_counted && qp->rd_outstanding >= max_rd) ||
+		    ((c->flags & SROCE_WQE_FENCE) &&
+		     qp->rd_outstanding > (sw->rd_counted ? 1U : 0U))) {
+			qp->sq_blocked = true;
 			return;
-		/* FENCE: every READ/atomic before it has completed. */
-		if ((c->flags & SROCE_WQE_FENCE) &&
-		    qp->rd_outstanding > (sw->rd_counted ? 1U : 0U))
-			return;
+		}
 		if (sroce_rc_send_request(qp, sw, qp->tx_pkt))
 			return;
 		(*budget)--;
@@ -572,10 +581,8 @@ static void sroce_rc_release_rx(struct sroce_qp *qp)
 		qp->rx_have_wqe = false;
 		qp->rx_nseg = 0;
 	}
-	if (qp->rx_write_mr) {
-		sroce_mr_put(qp->rx_write_mr);
-		qp->rx_write_mr = NULL;
-	}
+	sroce_segs_put(&qp->rx_write, 1);
+	qp->rx_write = (struct sroce_seg){};
 	qp->rx_seq = SROCE_RC_SEQ_NONE;
 }
 
@@ -619,7 +626,13 @@ static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 {
 	u8 status;
 
-	if (sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index)
+	int posted = sroce_rq_posted(qp);
+
+	if (posted < 0) {
+		sroce_qp_ring_error(qp);
+		return SROCE_RC_NAK_OPERATION;
+	}
+	if (!posted)
 		return SROCE_RC_RNR;
 	qp->rx_nseg = 0;
 	status = sroce_take_recv(qp, qp->rx_segs, &qp->rx_nseg, &qp->rx_cap,
@@ -674,42 +687,39 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	bool imm = flags & SROCE_HDR_IMMDT;
 	struct sroce_seg to;
-	struct sroce_mr *mr;
+	u32 total;
 
 	/* With immediate, the receive WQE must be there before data lands. */
-	if (imm && sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index)
+	if (imm && !sroce_rq_posted(qp))
 		return SROCE_RC_RNR;
 	if (flags & SROCE_HDR_FIRST) {
 		if ((flags & SROCE_HDR_LAST) ?
 		    pkt->reth_len != pkt->payload_len :
 		    pkt->reth_len <= pkt->payload_len)
 			return SROCE_RC_NAK_INVALID;
-		mr = sroce_rkey_mr(qp, pkt->reth_rkey, pkt->reth_va,
-				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE);
-		if (IS_ERR(mr))
+		if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va,
+				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE,
+				   &qp->rx_write))
 			return SROCE_RC_NAK_ACCESS;
-		qp->rx_write_mr = mr;
-		qp->rx_write_va = pkt->reth_va;
-		qp->rx_write_len = pkt->reth_len;
 		qp->rx_off = 0;
 	}
-	if (pkt->payload_len > qp->rx_write_len - qp->rx_off ||
+	/* rx_write.len bounds every packet: 0 for a zero-length WRITE. */
+	if (pkt->payload_len > qp->rx_write.len - qp->rx_off ||
 	    ((flags & SROCE_HDR_LAST) &&
-	     qp->rx_off + pkt->payload_len != qp->rx_write_len))
+	     qp->rx_off + pkt->payload_len != qp->rx_write.len))
 		return SROCE_RC_NAK_INVALID;
 	if (pkt->payload_len) {
-		to.mr = qp->rx_write_mr;
-		to.addr = qp->rx_write_va + qp->rx_off;
+		to = qp->rx_write;
+		to.addr += qp->rx_off;
 		to.len = pkt->payload_len;
 		sroce_segs_copy(&to, 1, pl->seg, pl->num, pkt->payload_len);
 	}
 	qp->rx_off += pkt->payload_len;
 	if (!(flags & SROCE_HDR_LAST))
 		return SROCE_RC_DONE;
-	if (qp->rx_write_mr) {
-		sroce_mr_put(qp->rx_write_mr);
-		qp->rx_write_mr = NULL;
-	}
+	total = qp->rx_write.len;
+	sroce_segs_put(&qp->rx_write, 1);
+	qp->rx_write = (struct sroce_seg){};
 	qp->msn = sroce_psn_add(qp->msn, 1);
 	if (imm) {
 		enum sroce_rc_verdict v = sroce_rc_take_recv(qp, pkt);
@@ -717,7 +727,7 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 		if (v != SROCE_RC_DONE)
 			return v;
 		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
-				     qp->rx_write_len, pkt);
+				     total, pkt);
 	}
 	return SROCE_RC_DONE;
 }
@@ -740,15 +750,14 @@ static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
 						const struct sroce_pkt *pkt)
 {
 	struct sroce_rd_resp *e;
-	struct sroce_mr *mr;
+	struct sroce_seg mem;
 
 	if (sroce_rc_rd_full(qp))
 		return SROCE_RC_DROP;
 	if (pkt->reth_len > SROCE_MAX_MSG_SIZE)
 		return SROCE_RC_NAK_INVALID;
-	mr = sroce_rkey_mr(qp, pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
-			   IB_ACCESS_REMOTE_READ);
-	if (IS_ERR(mr))
+	if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
+			   IB_ACCESS_REMOTE_READ, &mem))
 		return SROCE_RC_NAK_ACCESS;
 	e = sroce_rc_rd_push(qp);
 	e->opcode = SROCE_OP_READ_REQUEST;
@@ -756,8 +765,68 @@ static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
 	e->len = pkt->reth_len;
 	e->npkts = sroce_rc_npkts(e->len, qp->path.mtu);
 	e->va = pkt->reth_va;
-	e->mr = mr;
+	e->rkey = pkt->reth_rkey;
+	e->mem = mem;
 	return SROCE_RC_DONE;
+}
+
+/* Whether entry e of the rd ring is still queued to be answered. */
+static bool sroce_rc_rd_queued(struct sroce_qp *qp,
+			       const struct sroce_rd_resp *e)
+{
+	u32 slot = e - qp->rd;
+
+	return (u32)(slot - qp->rd_tail) % SROCE_MAX_RD_ATOMIC <
+	       qp->rd_head - qp->rd_tail;
+}
+
+/*
+ * A duplicate READ is answered again only as the responder's history
+ * recorded it: the READ whose responses hold its PSN, asking for the rest
+ * of the same bytes (a requester resends a READ from a response it lost,
+ * with va and length moved on to that packet) through the same rkey,
+ * which must still grant them. Anything else is no READ this QP executed.
+ */
+static void sroce_rc_replay_read(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	u32 i, off, mtu = qp->path.mtu;
+	struct sroce_rd_resp *e, *found = NULL;
+	struct sroce_seg mem;
+	s32 idx;
+
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		e = &qp->rd[i];
+		idx = sroce_psn_diff(pkt->psn, e->psn);
+		if (e->opcode == SROCE_OP_READ_REQUEST && e->npkts &&
+		    idx >= 0 && idx < (s32)e->npkts)
+			found = e;
+	}
+	if (!found)
+		goto drop;
+	if (sroce_rc_rd_queued(qp, found))
+		return;		/* its responses are still to be sent */
+	off = (u32)sroce_psn_diff(pkt->psn, found->psn) * mtu;
+	if (pkt->reth_rkey != found->rkey || off > found->len ||
+	    pkt->reth_va != found->va + off ||
+	    pkt->reth_len != found->len - off)
+		goto drop;
+	if (sroce_rc_rd_full(qp))
+		return;		/* no room: the requester asks again */
+	if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
+			   IB_ACCESS_REMOTE_READ, &mem))
+		goto drop;
+	e = sroce_rc_rd_push(qp);
+	e->opcode = SROCE_OP_READ_REQUEST;
+	e->psn = pkt->psn;
+	e->len = pkt->reth_len;
+	e->npkts = sroce_rc_npkts(e->len, mtu);
+	e->va = pkt->reth_va;
+	e->rkey = pkt->reth_rkey;
+	e->mem = mem;
+	return;
+drop:
+	sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
 }
 
 static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
@@ -795,18 +864,19 @@ static void sroce_rc_queue_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 }
 
 /*
- * A duplicate: SEND and WRITE packets are acknowledged again; a READ runs
- * again (it changes nothing); an atomic's saved result is sent again.
+ * A duplicate: SEND and WRITE packets are acknowledged again; a READ is
+ * answered again from the history (sroce_rc_replay_read); an atomic's
+ * saved result is sent again. Nothing is executed twice.
  */
 static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_rd_resp *e, *found = NULL;
-	u32 i, pending = qp->rd_head - qp->rd_tail;
+	u32 i;
 
 	sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
 	switch (pkt->opcode) {
 	case SROCE_OP_READ_REQUEST:
-		sroce_rc_exec_read(qp, pkt);
+		sroce_rc_replay_read(qp, pkt);
 		return;
 	case SROCE_OP_CMP_SWAP:
 	case SROCE_OP_FETCH_ADD:
@@ -816,11 +886,12 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			    e->npkts)
 				found = e;
 		}
-		if (!found)
+		if (!found) {
+			sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
 			return;
+		}
 		/* Still queued: it will be sent anyway. */
-		if ((u32)(found - qp->rd - qp->rd_tail) % SROCE_MAX_RD_ATOMIC <
-		    pending)
+		if (sroce_rc_rd_queued(qp, found))
 			return;
 		if (sroce_rc_rd_full(qp))
 			return;
@@ -1027,12 +1098,37 @@ static bool sroce_rc_rx_payload(struct sk_buff *skb,
 	return !left;
 }
 
+/*
+ * Whether a packet came from the QP's peer to the QP's own address: the IP
+ * addresses are all that names the two ends of a connection, so a packet
+ * from anywhere else (a forged ACK, NAK or request) is not the peer's.
+ */
+static bool sroce_rc_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_path *path = &qp->path;
+	struct in6_addr saddr, daddr;
+
+	if (ip_hdr(skb)->version == 4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	} else {
+		saddr = ipv6_hdr(skb)->saddr;
+		daddr = ipv6_hdr(skb)->daddr;
+	}
+	return ipv6_addr_equal(&saddr, &path->daddr) &&
+	       ipv6_addr_equal(&daddr, &path->saddr);
+}
+
 static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;
 	struct sroce_rx_payload pl;
 	struct sroce_pkt pkt;
 
+	if (!sroce_rc_rx_from_peer(qp, skb)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+		return;
+	}
 	if (sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
 	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) !=
 	    (sroce_qp_is_uc(qp) ? SROCE_OPC_UC : SROCE_OPC_RC) ||
@@ -1089,7 +1185,7 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 	struct sroce_rd_resp *e;
 	struct sroce_pkt pkt;
 	u32 len, mtu = qp->path.mtu;
-	struct sroce_seg seg = {};
+	struct sroce_seg seg;
 
 	while (qp->rd_tail != qp->rd_head) {
 		if (*budget <= 0 || sroce_net_tx_full(qp->sdev))
@@ -1104,21 +1200,20 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 		if (e->opcode == SROCE_OP_READ_REQUEST) {
 			pkt.opcode = sroce_rc_read_resp_opcode(e->sent, e->npkts);
 			len = sroce_rc_pkt_len(e->len, mtu, e->sent);
-			seg.mr = e->mr;
-			seg.addr = e->va + (u64)e->sent * mtu;
+			seg = e->mem;
+			seg.addr += (u64)e->sent * mtu;
 			seg.len = len;
 		} else {
 			pkt.opcode = SROCE_OP_ATOMIC_ACK;
 			pkt.atmack_orig = e->orig;
+			seg = (struct sroce_seg){};
 		}
 		if (sroce_xmit_pkt(qp, &pkt, &seg, 1, 0, len))
 			return;
 		(*budget)--;
 		if (++e->sent == e->npkts) {
-			if (e->mr) {
-				sroce_mr_put(e->mr);
-				e->mr = NULL;
-			}
+			sroce_segs_put(&e->mem, 1);
+			e->mem = (struct sroce_seg){};
 			qp->rd_tail++;
 		}
 	}
@@ -1156,7 +1251,7 @@ bool sroce_rc_has_work(struct sroce_qp *qp)
 	if (qp->resend_at)
 		return !time_before(jiffies, qp->resend_at);
 	return READ_ONCE(qp->sq.hdr->producer) != qp->sq_next &&
-	       sroce_rc_window_open(qp);
+	       !qp->sq_blocked && sroce_rc_window_open(qp);
 }
 
 void sroce_rc_drop_state(struct sroce_qp *qp)
@@ -1168,9 +1263,8 @@ void sroce_rc_drop_state(struct sroce_qp *qp)
 	sroce_rc_release_rx(qp);
 	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
 		e = &qp->rd[i];
-		if (e->mr)
-			sroce_mr_put(e->mr);
-		e->mr = NULL;
+		sroce_segs_put(&e->mem, 1);
+		e->mem = (struct sroce_seg){};
 	}
 	memset(qp->rd, 0, sizeof(qp->rd));
 	qp->rd_head = 0;

@@ -61,6 +61,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	struct sroce_cqe cqe = {};
 	unsigned int nseg = 0;
 	u32 cap = 0;
+	int posted;
 	u8 status;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
@@ -71,8 +72,11 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		sroce_stat_add(SROCE_STAT_RX_DROP_QKEY, 1);
 		return;
 	}
-	if (sroce_ring_read_index(&qp->rq.hdr->producer) == qp->rq.index) {
+	posted = sroce_rq_posted(qp);
+	if (posted <= 0) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+		if (posted < 0)
+			sroce_qp_ring_error(qp);
 		return;
 	}
 
@@ -401,15 +405,12 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
  */
 void sroce_ud_send_context(struct sroce_qp *qp, int *budget)
 {
-	u32 slots = sroce_queue_slots(&qp->sq);
 	struct sroce_swqe *sw;
 	u32 producer;
 	u8 status;
 
-	producer = sroce_ring_read_index(&qp->sq.hdr->producer);
-	if (producer - qp->sq_retire > slots) {
-		/* An index userspace cannot have produced. */
-		sroce_qp_error(qp);
+	if (!sroce_sq_producer(qp, &producer)) {
+		sroce_qp_ring_error(qp);
 		return;
 	}
 	while (qp->sq_next != producer && *budget > 0 &&
