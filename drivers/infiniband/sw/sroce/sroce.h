@@ -65,6 +65,8 @@ struct page_pool;
 #define SROCE_QKEY_PRIVILEGED 0x80000000U
 #define SROCE_MIN_QPN 2
 #define SROCE_MAX_QPN 0xffffff
+/* Packets or datagrams a QP's receive queue holds before it drops. */
+#define SROCE_RX_QUEUE_MAX 4096
 
 /* Module-wide counts of live driver objects, for leak checks in tests. */
 enum sroce_obj_type {
@@ -77,6 +79,28 @@ enum sroce_obj_type {
 	SROCE_OBJ_AH,
 	SROCE_OBJ_TYPE_COUNT
 };
+
+/*
+ * How many objects of each kind a device holds at once, kernel consumers'
+ * included (the MAD layer owns a PD, a CQ, an MR and QP1 of each device).
+ * Module parameters of the same names set them for devices added later.
+ */
+struct sroce_limits {
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_ah;
+};
+
+/*
+ * Takes one of the objects counted by count, limited by max: false (and
+ * nothing taken) when max are live already.
+ */
+static inline bool sroce_obj_take(atomic_t *count, u32 max)
+{
+	return atomic_add_unless(count, 1, max);
+}
 
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -91,13 +115,17 @@ struct sroce_dev {
 	bool ndev_gone;
 	/* Port state last reported in an event; guarded likewise. */
 	bool port_was_active;
-	/* Numbers of live PDs; bounded by SROCE_MAX_PD. */
+	/* Object limits, fixed when the device is added (sroce_main.c). */
+	struct sroce_limits lim;
+	/* Numbers of live PDs, 1 to lim.max_pd. */
 	struct ida pdn_ida;
 	/* MRs by key index (key >> 8); readers use RCU plus the MR refcount. */
 	struct xarray mr_xa;
 	u32 mr_next;
+	atomic_t num_qp;
 	atomic_t num_cq;
 	atomic_t num_mr;
+	atomic_t num_ah;
 	/* The engine: workers and the status page mapped to every context. */
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
@@ -190,6 +218,8 @@ struct sroce_mr {
 
 /* The bit a kick sets in kick_pending when it finds the lock taken. */
 #define SROCE_KICK_NOTED 0
+/* The bit a kick sets before it wakes a worker that said it sleeps. */
+#define SROCE_WORKER_WOKEN 1
 
 /* An engine worker: owns a set of QPs and runs their contexts. */
 struct sroce_worker {
@@ -203,7 +233,7 @@ struct sroce_worker {
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
-	unsigned long kick_pending;	/* bit SROCE_KICK_NOTED */
+	unsigned long kick_pending;	/* bits SROCE_KICK_NOTED, _WORKER_WOKEN */
 	/*
 	 * A QP's wire work waited for the TX socket during the last check
 	 * before sleeping: the stack frees our skbs without telling us, so
@@ -359,6 +389,7 @@ struct sroce_qp {
 	struct llist_head rx;
 	/* UD: datagrams from the shortcut, and the last destination. */
 	struct llist_head ud_rx;
+	atomic_t ud_rx_len;		/* at most SROCE_RX_QUEUE_MAX */
 	struct sroce_ud_dest ud_dest;
 	u32 rx_expected_psn;
 	u32 last_atomic_psn;		/* for replaying a duplicate atomic */

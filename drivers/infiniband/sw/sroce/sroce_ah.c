@@ -25,6 +25,10 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	    grh->sgid_attr->index >= SROCE_GID_TABLE_LEN)
 		return -EINVAL;
 
+	if (!sroce_obj_take(&to_sdev(ibah->device)->num_ah,
+			    to_sdev(ibah->device)->lim.max_ah))
+		return -ENOMEM;
+
 	memset(&ah->av, 0, sizeof(ah->av));
 	memcpy(ah->av.dgid, grh->dgid.raw, sizeof(ah->av.dgid));
 	ah->av.sgid_index = grh->sgid_attr->index;
@@ -37,6 +41,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	atomic_dec(&to_sdev(ibah->device)->num_ah);
 	sroce_obj_dec(SROCE_OBJ_AH);
 	return 0;
 }

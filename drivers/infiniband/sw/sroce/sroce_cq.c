@@ -38,10 +38,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = sroce_udata_expect_no_req(udata);
 	if (err)
 		return err;
-	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!sroce_obj_take(&sdev->num_cq, sdev->lim.max_cq))
+		return -ENOMEM;
 
 	/* One slot more than asked: a full ring is told from an empty one. */
 	log_slots = order_base_2(attr->cqe + 1);

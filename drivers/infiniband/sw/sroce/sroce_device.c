@@ -16,6 +16,7 @@
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = to_sdev(ibdev);
 	int err;
 
 	err = sroce_udata_expect_no_req(udata);
@@ -28,12 +29,12 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_id = 0xffffff;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->max_pd = SROCE_MAX_PD;
+	attr->max_pd = sdev->lim.max_pd;
 	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
-	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp = sdev->lim.max_qp;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
-	attr->max_ah = SROCE_MAX_AH;
+	attr->max_ah = sdev->lim.max_ah;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
@@ -41,12 +42,12 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
-	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cq = sdev->lim.max_cq;
 	attr->max_cqe = SROCE_MAX_CQE;
-	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mr = sdev->lim.max_mr;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * sdev->lim.max_qp;
 	/* Atomics are serialized device-wide, not with CPU accesses. */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;

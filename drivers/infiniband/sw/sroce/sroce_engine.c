@@ -196,8 +196,11 @@ void sroce_engine_kick(struct sroce_worker *w)
 {
 	smp_mb();	/* publish, then read the flag; pairs with the worker */
 	if (READ_ONCE(w->sdev->status->words[w->index]) &
-	    SROCE_WORKER_NEED_WAKEUP)
+	    SROCE_WORKER_NEED_WAKEUP) {
+		/* Seen by a worker that is not asleep yet (sroce_worker_fn). */
+		set_bit(SROCE_WORKER_WOKEN, &w->kick_pending);
 		wake_up_process(w->task);
+	}
 }
 
 /* A pass that is running already sees what it delivers to its own QPs. */
@@ -1313,7 +1316,12 @@ static int sroce_worker_fn(void *arg)
 			continue;
 		}
 
-		set_current_state(TASK_INTERRUPTIBLE);
+		/*
+		 * The re-check takes the lock, so it runs in TASK_RUNNING; a
+		 * kick between it and the sleep sets WOKEN before its
+		 * wakeup, and the state is set before WOKEN is looked at.
+		 */
+		clear_bit(SROCE_WORKER_WOKEN, &w->kick_pending);
 		WRITE_ONCE(*status, SROCE_WORKER_NEED_WAKEUP);
 		smp_mb();	/* flag, then re-check; pairs with producers */
 		mutex_lock(&w->lock);
@@ -1322,7 +1330,9 @@ static int sroce_worker_fn(void *arg)
 		tx_blocked = w->tx_blocked;
 		if (sroce_worker_unlock_noted(w))
 			idle = false;
-		if (!idle || kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!idle || kthread_should_stop() ||
+		    test_bit(SROCE_WORKER_WOKEN, &w->kick_pending)) {
 			__set_current_state(TASK_RUNNING);
 		} else {
 			sroce_stat_add(SROCE_STAT_SLEEPS, 1);

@@ -16,7 +16,8 @@
  *   sroce_kick_detach(), and detach runs first in destroy_qp;
  * - a queued task_work holds a QP reference, which destroy_qp waits for,
  *   and its sroce_qp_put() is its last access to the QP and to this
- *   module's data.
+ *   module's data; the module's exit waits for an RCU-tasks grace period,
+ *   so no task is still on its way out of the callback's code then.
  */
 #include <linux/eventfd.h>
 #include <linux/file.h>

@@ -29,6 +29,33 @@ MODULE_DESCRIPTION("sroce: software RoCEv2 HCA");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
 
+/* Object limits of devices added from now on (struct sroce_limits). */
+static unsigned int max_qp = SROCE_MAX_QP;
+module_param(max_qp, uint, 0644);
+MODULE_PARM_DESC(max_qp, "QPs a device holds at once, QP1 included");
+static unsigned int max_cq = SROCE_MAX_CQ;
+module_param(max_cq, uint, 0644);
+MODULE_PARM_DESC(max_cq, "CQs a device holds at once");
+static unsigned int max_mr = SROCE_MAX_MR;
+module_param(max_mr, uint, 0644);
+MODULE_PARM_DESC(max_mr, "MRs a device holds at once");
+static unsigned int max_pd = SROCE_MAX_PD;
+module_param(max_pd, uint, 0644);
+MODULE_PARM_DESC(max_pd, "PDs a device holds at once");
+static unsigned int max_ah = SROCE_MAX_AH;
+module_param(max_ah, uint, 0644);
+MODULE_PARM_DESC(max_ah, "Kernel address handles a device holds at once");
+
+/* The parameters as they are now, within what the driver can hold. */
+static void sroce_limits_init(struct sroce_limits *lim)
+{
+	lim->max_qp = clamp_t(u32, READ_ONCE(max_qp), 1, SROCE_MAX_QP);
+	lim->max_cq = clamp_t(u32, READ_ONCE(max_cq), 1, SROCE_MAX_CQ);
+	lim->max_mr = clamp_t(u32, READ_ONCE(max_mr), 1, SROCE_MAX_MR);
+	lim->max_pd = clamp_t(u32, READ_ONCE(max_pd), 1, SROCE_MAX_PD);
+	lim->max_ah = clamp_t(u32, READ_ONCE(max_ah), 1, SROCE_MAX_AH);
+}
+
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
 static struct workqueue_struct *sroce_wq;
@@ -269,6 +296,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (!sdev)
 		return -ENOMEM;
 	sdev->ndev = ndev;
+	sroce_limits_init(&sdev->lim);
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	ida_init(&sdev->pdn_ida);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
@@ -458,6 +486,12 @@ static void __exit sroce_exit(void)
 	destroy_workqueue(sroce_wq);
 	debugfs_remove_recursive(sroce_debugfs);
 	sroce_net_icrc_release();
+	/*
+	 * A kick's task_work (sroce_kick.c) may still be returning from its
+	 * last QP put; every task has left it once it passed through a
+	 * voluntary switch or user mode, which is what this waits for.
+	 */
+	synchronize_rcu_tasks();
 }
 
 module_init(sroce_init);

@@ -30,10 +30,8 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 
 	if (access & ~(SROCE_ACCESS_KNOWN | IB_ACCESS_OPTIONAL))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!sroce_obj_take(&sdev->num_mr, sdev->lim.max_mr))
+		return ERR_PTR(-ENOMEM);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;

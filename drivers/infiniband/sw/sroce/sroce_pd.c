@@ -17,7 +17,7 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return err;
 
 	/* The pdn space is the PD limit: max_pd numbers, 1 to max_pd. */
-	err = ida_alloc_range(&sdev->pdn_ida, 1, SROCE_MAX_PD, GFP_KERNEL);
+	err = ida_alloc_range(&sdev->pdn_ida, 1, sdev->lim.max_pd, GFP_KERNEL);
 	if (err < 0)
 		return err == -ENOSPC ? -ENOMEM : err;
 	pd->pdn = err;

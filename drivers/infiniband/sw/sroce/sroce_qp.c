@@ -289,6 +289,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_uabi_check_create_qp_req(&req);
 	if (err)
 		return err;
+	if (!sroce_obj_take(&to_sdev(ibqp->device)->num_qp,
+			    to_sdev(ibqp->device)->lim.max_qp))
+		return -ENOMEM;
 
 	qp->sdev = to_sdev(ibqp->device);
 	qp->is_user = !!udata;
@@ -305,7 +308,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err)
-		return err;
+		goto err_count;
 
 	if (init->qp_type == IB_QPT_GSI) {
 		/* Reserved now, visible to packets only once complete. */
@@ -343,6 +346,8 @@ err_engine:
 	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
 err_queues:
 	sroce_qp_free_queues(qp);
+err_count:
+	atomic_dec(&qp->sdev->num_qp);
 	return err;
 }
 
@@ -370,6 +375,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_net_path_clear(qp);
 
 	sroce_qp_free_queues(qp);
+	atomic_dec(&qp->sdev->num_qp);
 	sroce_obj_dec(SROCE_OBJ_QP);
 	return 0;
 }

@@ -33,7 +33,6 @@
 #include <sroce/roce_hdr.h>
 #include "sroce_engine.h"
 
-#define SROCE_RX_QUEUE_MAX 4096
 /* A request asks for an ACK at its last packet and at every PSN 0 mod this. */
 #define SROCE_ACK_REQ_EVERY 64
 #define SROCE_DEFAULT_PKEY 0xffff
@@ -67,8 +66,8 @@ void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
  * - only RC requests attach them: a SEND or WRITE completes on its ACK,
  *   after its packets left (a resent copy still queued then carries an
  *   ICRC that no longer matches, and is dropped as a corrupted packet);
- * - a UC message completes as its last packet is queued, and the
- *   application may rewrite its buffer at once;
+ * - a UC message or a UD datagram completes as its last packet is
+ *   queued, and the application may rewrite its buffer at once;
  * - a READ response must carry the memory as it was when the READ
  *   executed, not as a WRITE executed after it left it;
  * - only through a netdev that does scatter-gather: for one that does not
@@ -101,7 +100,7 @@ int sroce_xmit_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	pad = -len & 3;
 	pkt->pad = pad;
 	pkt->pkey = SROCE_DEFAULT_PKEY;
-	if (len > SROCE_TX_COPY_MAX && !sroce_qp_is_uc(qp) &&
+	if (len > SROCE_TX_COPY_MAX && qp->ibqp.qp_type == IB_QPT_RC &&
 	    (info->flags & SROCE_HDR_REQUEST) &&
 	    (qp->sdev->ndev->features & NETIF_F_SG)) {
 		sroce_seg_iter_init(&src, segs, nsegs, off);

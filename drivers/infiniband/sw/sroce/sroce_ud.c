@@ -164,6 +164,7 @@ int sroce_ud_receive_context(struct sroce_qp *qp, int *budget)
 		kfree(msg);
 		n++;
 	}
+	atomic_sub(n, &qp->ud_rx_len);
 
 	if (skb_queue_empty_lockless(&qp->rx_skbs))
 		return n;
@@ -184,8 +185,10 @@ void sroce_ud_drop_rx(struct sroce_qp *qp)
 	struct llist_node *msgs = llist_del_all(&qp->ud_rx);
 	struct sroce_ud_msg *msg, *next;
 
-	llist_for_each_entry_safe(msg, next, msgs, node)
+	llist_for_each_entry_safe(msg, next, msgs, node) {
 		kfree(msg);
+		atomic_dec(&qp->ud_rx_len);
+	}
 }
 
 /* Sending ------------------------------------------------------------------ */
@@ -311,11 +314,14 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 		sroce_stat_add(SROCE_STAT_UD_NO_DEST, 1);
 		return;
 	}
-	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
-	if (!msg) {
-		sroce_qp_put(dest);
-		return;		/* lost, as a NIC out of buffers loses it */
+	/* A receiver that does not keep up loses datagrams, as on a wire. */
+	if (atomic_inc_return(&dest->ud_rx_len) > SROCE_RX_QUEUE_MAX) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_QUEUE, 1);
+		goto lost;
 	}
+	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
+	if (!msg)
+		goto lost;	/* as a NIC out of buffers loses it */
 	msg->rx.src_qpn = qp->ibqp.qp_num;
 	msg->rx.qkey = qkey;
 	msg->rx.len = sw->msg_len;
@@ -332,6 +338,10 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 
 	llist_add(&msg->node, &dest->ud_rx);
 	sroce_engine_notify(dest);
+	sroce_qp_put(dest);
+	return;
+lost:
+	atomic_dec(&dest->ud_rx_len);
 	sroce_qp_put(dest);
 }
 
