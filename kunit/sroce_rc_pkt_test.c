@@ -179,7 +179,92 @@ static void sroce_aeth_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_aeth_kind(0x40), SROCE_AETH_KIND_RESERVED);
 }
 
+/* A 10000-byte READ at PSN 100, answered in 1024-byte packets. */
+static const struct sroce_rc_read sroce_test_read = {
+	.psn = 100, .va = 0x10000, .len = 10000, .rkey = 0x1234,
+};
+
+static void sroce_rc_read_replay_ok_test(struct kunit *test)
+{
+	const struct sroce_rc_read *r = &sroce_test_read;
+	struct sroce_rc_read d;
+	u32 off = ~0U;
+
+	d = *r;
+	KUNIT_EXPECT_TRUE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	KUNIT_EXPECT_EQ(test, off, 0);
+	/* Resent from its fourth response packet, as a requester does. */
+	d = (struct sroce_rc_read){ .psn = 103, .va = 0x10000 + 3072,
+				    .len = 10000 - 3072, .rkey = 0x1234 };
+	KUNIT_EXPECT_TRUE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	KUNIT_EXPECT_EQ(test, off, 3072);
+	d.psn = 109;		/* its last packet */
+	d.va = 0x10000 + 9216;
+	d.len = 10000 - 9216;
+	KUNIT_EXPECT_TRUE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+}
+
+/* A duplicate may not ask for anything the original READ did not. */
+static void sroce_rc_read_replay_refused_test(struct kunit *test)
+{
+	const struct sroce_rc_read *r = &sroce_test_read;
+	struct sroce_rc_read d;
+	u32 off;
+
+	d = *r;
+	d.rkey = 0;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	d = *r;
+	d.va = 0xffff888000000000ULL;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	d = *r;
+	d.len = 0x80000000U;	/* amplification */
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	d = *r;
+	d.len = 100;		/* a shorter READ is another READ */
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	/* PSNs outside its responses, before and after, and wrapped. */
+	d = *r;
+	d.psn = 99;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	d.psn = 110;
+	d.va = 0x10000 + 10240;
+	d.len = 0;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	d.psn = 100 + 0x1000000;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+	/* The right PSN but the offset of another packet. */
+	d = (struct sroce_rc_read){ .psn = 103, .va = 0x10000 + 2048,
+				    .len = 10000 - 2048, .rkey = 0x1234 };
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(r, &d, 1024, &off));
+}
+
+/* Across the PSN wrap, and a zero-length READ. */
+static void sroce_rc_read_replay_wrap_test(struct kunit *test)
+{
+	const struct sroce_rc_read r = {
+		.psn = 0xfffffe, .va = 0x2000, .len = 4096, .rkey = 7,
+	};
+	const struct sroce_rc_read z = { .psn = 5, .va = 0, .len = 0,
+					 .rkey = 0 };
+	struct sroce_rc_read d = { .psn = 1, .va = 0x2000 + 3072, .len = 1024,
+				   .rkey = 7 };
+	u32 off;
+
+	KUNIT_EXPECT_TRUE(test, sroce_rc_read_replay_ok(&r, &d, 1024, &off));
+	KUNIT_EXPECT_EQ(test, off, 3072);
+	d.psn = 2;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(&r, &d, 1024, &off));
+	d = z;
+	KUNIT_EXPECT_TRUE(test, sroce_rc_read_replay_ok(&z, &d, 1024, &off));
+	d.len = 4096;
+	KUNIT_EXPECT_FALSE(test, sroce_rc_read_replay_ok(&z, &d, 1024, &off));
+}
+
 static struct kunit_case sroce_rc_pkt_cases[] = {
+	KUNIT_CASE(sroce_rc_read_replay_ok_test),
+	KUNIT_CASE(sroce_rc_read_replay_refused_test),
+	KUNIT_CASE(sroce_rc_read_replay_wrap_test),
 	KUNIT_CASE(sroce_rc_npkts_test),
 	KUNIT_CASE(sroce_rc_pkt_len_test),
 	KUNIT_CASE(sroce_rc_req_opcode_test),

@@ -85,4 +85,24 @@ enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode);
  */
 bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu);
 
+/* A READ request as the responder executed it, or as a duplicate asks. */
+struct sroce_rc_read {
+	u32 psn;
+	u64 va;
+	u32 len;
+	u32 rkey;
+};
+
+/*
+ * Whether dup, a duplicate READ request, asks again for what orig (a READ
+ * the responder executed, answered in packets of mtu bytes) returned: its
+ * PSN names one of orig's response packets, and it asks through the same
+ * rkey for the bytes from that packet's offset to the end of orig's.
+ * *off gets that offset. Anything else was never executed and must not be
+ * (a requester cannot widen a READ by resending it).
+ */
+bool sroce_rc_read_replay_ok(const struct sroce_rc_read *orig,
+			     const struct sroce_rc_read *dup, u32 mtu,
+			     u32 *off);
+
 #endif /* SROCE_RC_PKT_H */

@@ -34,6 +34,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <sroce/psn.h>
+#include <sroce/ring.h>
 #include "sroce_engine.h"
 
 /*
@@ -416,27 +417,20 @@ void sroce_qp_ring_error(struct sroce_qp *qp)
 	sroce_qp_error(qp);
 }
 
-/*
- * The SQ producer index, and whether the engine may take it: it lies in
- * [sq_fetched, sq_retire + slots], since every fetched WQE was produced
- * and the ring holds no more than slots. Any other value (moved back, or
- * more than a ring ahead) is one the QP's owner cannot have written.
- */
+/* The SQ producer index, and whether the engine may take it (ring.h). */
 bool sroce_sq_producer(struct sroce_qp *qp, u32 *producer)
 {
-	u32 p = sroce_ring_read_index(&qp->sq.hdr->producer);
-
-	*producer = p;
-	return p - qp->sq_fetched <=
-	       sroce_queue_slots(&qp->sq) - (qp->sq_fetched - qp->sq_retire);
+	*producer = sroce_ring_read_index(&qp->sq.hdr->producer);
+	return sroce_ring_sq_producer_ok(*producer, qp->sq_fetched,
+					 qp->sq_retire,
+					 sroce_queue_slots(&qp->sq));
 }
 
 /* Receive WQEs posted and not yet taken; -1 for an impossible producer. */
 int sroce_rq_posted(struct sroce_qp *qp)
 {
-	u32 n = sroce_ring_read_index(&qp->rq.hdr->producer) - qp->rq.index;
-
-	return n <= sroce_queue_slots(&qp->rq) ? n : -1;
+	return sroce_ring_posted(sroce_ring_read_index(&qp->rq.hdr->producer),
+				 qp->rq.index, sroce_queue_slots(&qp->rq));
 }
 
 /*

@@ -781,47 +781,49 @@ static bool sroce_rc_rd_queued(struct sroce_qp *qp,
 
 /*
  * A duplicate READ is answered again only as the responder's history
- * recorded it: the READ whose responses hold its PSN, asking for the rest
- * of the same bytes (a requester resends a READ from a response it lost,
- * with va and length moved on to that packet) through the same rkey,
- * which must still grant them. Anything else is no READ this QP executed.
+ * recorded it (sroce_rc_read_replay_ok: the READ whose responses hold its
+ * PSN, the rest of the same bytes through the same rkey), and only if
+ * that rkey still grants them. Anything else is no READ this QP executed.
  */
 static void sroce_rc_replay_read(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
 {
-	u32 i, off, mtu = qp->path.mtu;
+	const struct sroce_rc_read dup = {
+		.psn = pkt->psn, .va = pkt->reth_va, .len = pkt->reth_len,
+		.rkey = pkt->reth_rkey,
+	};
 	struct sroce_rd_resp *e, *found = NULL;
+	struct sroce_rc_read orig;
 	struct sroce_seg mem;
-	s32 idx;
+	u32 i, off;
 
 	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
 		e = &qp->rd[i];
-		idx = sroce_psn_diff(pkt->psn, e->psn);
-		if (e->opcode == SROCE_OP_READ_REQUEST && e->npkts &&
-		    idx >= 0 && idx < (s32)e->npkts)
+		if (e->opcode != SROCE_OP_READ_REQUEST || !e->npkts)
+			continue;
+		orig = (struct sroce_rc_read){
+			.psn = e->psn, .va = e->va, .len = e->len,
+			.rkey = e->rkey,
+		};
+		if (sroce_rc_read_replay_ok(&orig, &dup, qp->path.mtu, &off))
 			found = e;
 	}
 	if (!found)
 		goto drop;
 	if (sroce_rc_rd_queued(qp, found))
 		return;		/* its responses are still to be sent */
-	off = (u32)sroce_psn_diff(pkt->psn, found->psn) * mtu;
-	if (pkt->reth_rkey != found->rkey || off > found->len ||
-	    pkt->reth_va != found->va + off ||
-	    pkt->reth_len != found->len - off)
-		goto drop;
 	if (sroce_rc_rd_full(qp))
 		return;		/* no room: the requester asks again */
-	if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
+	if (sroce_rkey_seg(qp, dup.rkey, dup.va, dup.len,
 			   IB_ACCESS_REMOTE_READ, &mem))
 		goto drop;
 	e = sroce_rc_rd_push(qp);
 	e->opcode = SROCE_OP_READ_REQUEST;
-	e->psn = pkt->psn;
-	e->len = pkt->reth_len;
-	e->npkts = sroce_rc_npkts(e->len, mtu);
-	e->va = pkt->reth_va;
-	e->rkey = pkt->reth_rkey;
+	e->psn = dup.psn;
+	e->len = dup.len;
+	e->npkts = sroce_rc_npkts(e->len, qp->path.mtu);
+	e->va = dup.va;
+	e->rkey = dup.rkey;
 	e->mem = mem;
 	return;
 drop:

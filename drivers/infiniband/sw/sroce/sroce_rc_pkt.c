@@ -4,6 +4,7 @@
  */
 #include <linux/kernel.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/psn.h>
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 
@@ -158,4 +159,21 @@ bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu)
 	default:	/* FIRST or MIDDLE */
 		return payload_len == mtu;
 	}
+}
+
+bool sroce_rc_read_replay_ok(const struct sroce_rc_read *orig,
+			     const struct sroce_rc_read *dup, u32 mtu,
+			     u32 *off)
+{
+	s32 idx = sroce_psn_diff(dup->psn, orig->psn);
+	u64 o;
+
+	if (idx < 0 || (u32)idx >= sroce_rc_npkts(orig->len, mtu))
+		return false;
+	o = (u64)idx * mtu;
+	if (dup->rkey != orig->rkey || o > orig->len ||
+	    dup->va != orig->va + o || dup->len != orig->len - o)
+		return false;
+	*off = o;
+	return true;
 }
