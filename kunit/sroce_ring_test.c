@@ -22,12 +22,14 @@ static void sroce_ring_sq_producer_test(struct kunit *test)
 			for (d = -40; d <= 40; d++) {
 				bool ok = d >= f && d <= (int)slots;
 
-				KUNIT_EXPECT_EQ_MSG(test,
-					sroce_ring_sq_producer_ok(base + d,
-								  fetched,
-								  retire, slots),
-					ok, "base %u fetched +%d producer %+d",
-					base, f, d);
+				bool got = sroce_ring_sq_producer_ok(base + d,
+								     fetched,
+								     retire,
+								     slots);
+
+				KUNIT_EXPECT_EQ_MSG(test, got, ok,
+						    "base %u fetched +%d producer %+d",
+						    base, f, d);
 			}
 		}
 	}
