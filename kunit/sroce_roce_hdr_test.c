@@ -208,12 +208,24 @@ static void sroce_parse_random_test(struct kunit *test)
 	}
 }
 
+/* Only the default key matches, as a full or a limited member. */
+static void sroce_pkey_test(struct kunit *test)
+{
+	u32 pkey;
+
+	for (pkey = 0; pkey <= 0xffff; pkey++)
+		KUNIT_EXPECT_EQ_MSG(test, sroce_pkey_matches_default(pkey),
+				    pkey == 0xffff || pkey == 0x7fff,
+				    "pkey %#x", pkey);
+}
+
 static struct kunit_case sroce_roce_hdr_cases[] = {
 	KUNIT_CASE(sroce_hdr_len_test),
 	KUNIT_CASE(sroce_unknown_opcode_test),
 	KUNIT_CASE(sroce_roundtrip_test),
 	KUNIT_CASE(sroce_parse_errors_test),
 	KUNIT_CASE(sroce_parse_random_test),
+	KUNIT_CASE(sroce_pkey_test),
 	{}
 };
 

@@ -57,6 +57,18 @@ enum sroce_opcode {
 	SROCE_OP_SEND_ONLY_INV = 0x17,
 };
 
+/*
+ * The P_Key table holds the default key alone (0xffff, full member): a
+ * packet matches it when its 15 key bits are all ones, whatever its
+ * membership bit says.
+ */
+#define SROCE_PKEY_KEY_MASK 0x7fff
+
+static inline bool sroce_pkey_matches_default(u16 pkey)
+{
+	return (pkey & SROCE_PKEY_KEY_MASK) == SROCE_PKEY_KEY_MASK;
+}
+
 /* What a packet of an opcode carries after the BTH, in wire order. */
 enum sroce_hdr_flag {
 	SROCE_HDR_DETH = BIT(0),

@@ -92,3 +92,12 @@ devinfo() {
 wait_line() {
 	wait_for "$3" grep -q -- "$2" "$1"
 }
+
+# gid_index TEXT [DEV]: the index of DEV's (sroce0's) GID shown as TEXT.
+gid_index() {
+	ibv_devinfo -v -d "${2:-sroce0}" | awk -v g="$1" '/GID\[/ {
+		s = $0; sub(/.*GID\[ */, "", s); i = s + 0
+		sub(/^[0-9]+\]:[ \t]*/, "", s); sub(/,.*/, "", s)
+		if (s == g) { print i; exit } }'
+}
+have_gid() { [ -n "$(gid_index "$@")" ]; }

@@ -14,13 +14,6 @@ ip addr add 192.0.2.11/24 dev v0
 ip -6 addr add 2001:db8::11/64 dev v0 nodad
 LOG=$(mktemp -d)
 
-gid_index() {	# gid_index TEXT: the index of sroce0's GID shown as TEXT
-	ibv_devinfo -v -d sroce0 | awk -v g="$1" '/GID\[/ {
-		s = $0; sub(/.*GID\[ */, "", s); i = s + 0
-		sub(/^[0-9]+\]:[ \t]*/, "", s); sub(/,.*/, "", s)
-		if (s == g) { print i; exit } }'
-}
-have_gid() { [ -n "$(gid_index "$1")" ]; }
 for g in ::ffff:192.0.2.11 2001:db8::1 2001:db8::11; do
 	wait_for 10 have_gid $g || echo "# no GID $g"
 done

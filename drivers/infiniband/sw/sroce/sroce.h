@@ -211,9 +211,15 @@ struct sroce_mr {
 	struct page **pages;
 	unsigned long npages;
 	unsigned int first_page_offset;
-	/* Engine users hold references; deregistration waits for them. */
+	/*
+	 * Registration holds one reference and engine users one each (a
+	 * WQE in flight, a WRITE being received). Deregistration unpublishes
+	 * the key, marks the MR dead and drops its own; the last reference
+	 * releases the pages, from sroce_wq if it is not deregistration's.
+	 */
 	refcount_t refs;
-	struct completion released;
+	bool dead;
+	struct work_struct release_work;
 };
 
 /* The bit a kick sets in kick_pending when it finds the lock taken. */
@@ -377,6 +383,11 @@ struct sroce_qp {
 	 */
 	bool sq_blocked;
 	bool rnr_wait;			/* resend_at is an RNR wait */
+	/*
+	 * Counts resets: a shortcut answer to a request sent before the
+	 * last reset names an SQ index that means another WQE now.
+	 */
+	u32 reset_gen;
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
 	struct timer_list timer;
 
@@ -521,6 +532,7 @@ enum sroce_stat {
 void sroce_stat_add(enum sroce_stat stat, u64 n);
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
+void sroce_defer_work(struct work_struct *work);
 
 int sroce_ifindex_by_gid(const union ib_gid *gid);
 

@@ -91,6 +91,7 @@ struct sroce_lmsg {
 	bool spare_sized;	/* SROCE_LMSG_SPARE_SIZE bytes: reusable */
 	u32 psn;		/* one per message on the shortcut */
 	u32 index;		/* the requester's SQ index */
+	u32 reset_gen;		/* the requester's, when it sent */
 	u32 imm;
 	u32 len;
 	u64 raddr;
@@ -217,14 +218,23 @@ static void sroce_deliver(struct sroce_qp *to, struct sroce_lmsg *msg)
 	sroce_engine_notify(to);
 }
 
-/* A request becomes its answer, which travels back to the requester. */
+/*
+ * A request becomes its answer, which travels back to the requester. The
+ * message's reference to the requester may be gone (its worker consumed
+ * the answer) by the time sroce_deliver() wakes that worker: the wake-up
+ * holds a reference of its own.
+ */
 static void sroce_respond(struct sroce_qp *qp, struct sroce_lmsg *msg, u8 result)
 {
+	struct sroce_qp *requester = msg->requester;
+
 	sroce_lmsg_put_segs(msg);
 	msg->kind = SROCE_LMSG_RESPONSE;
 	msg->result = result;
 	msg->rnr_timer = qp->attr.min_rnr_timer;
-	sroce_deliver(msg->requester, msg);
+	refcount_inc(&requester->refs);
+	sroce_deliver(requester, msg);
+	sroce_qp_put(requester);
 }
 
 /* Memory access through segments ---------------------------------------- */
@@ -539,6 +549,7 @@ static void sroce_flush(struct sroce_qp *qp)
 	}
 	qp->sq_next = qp->sq_retire;
 	WRITE_ONCE(qp->resend_at, 0);
+	qp->rnr_wait = false;
 	sroce_flush_rq(qp);
 	if (qp->wire)
 		sroce_rc_drop_state(qp);
@@ -613,6 +624,7 @@ static struct sroce_lmsg *sroce_build_request(struct sroce_qp *qp, u32 index,
 	msg->swap_add = wqe->atomic.swap_add;
 	msg->compare = wqe->atomic.compare;
 	msg->index = index;
+	msg->reset_gen = qp->reset_gen;
 	msg->psn = sroce_psn_add(qp->attr.sq_psn, index);
 
 	if (c->flags & SROCE_WQE_INLINE) {
@@ -1061,11 +1073,15 @@ static const u8 sroce_nak_status[] = {
 static void sroce_handle_response(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
 	u32 index = msg->index;
+	u32 reset_gen = msg->reset_gen;
 	u8 result = msg->result;
 	u8 rnr_timer = msg->rnr_timer;
 
 	sroce_lmsg_free(msg);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return;
+	/* From before a reset, which may also have put the QP on the wire. */
+	if (reset_gen != qp->reset_gen || qp->wire)
 		return;
 	/* Only the oldest WQE in flight can be answered: others are stale. */
 	if (index != qp->sq_retire || qp->sq_next == qp->sq_retire)
@@ -1166,9 +1182,13 @@ static int sroce_qp_process(struct sroce_qp *qp)
 
 	/* A UD QP's rx holds nothing a peer check lets through. */
 	done = sroce_receive_context(qp);
+	/*
+	 * RC/UC packets are drained even off the wire: some may have been
+	 * queued before a reset made the QP a shortcut one.
+	 */
 	if (sroce_qp_is_ud(qp))
 		done += sroce_ud_receive_context(qp, &budget);
-	if (qp->wire)
+	else
 		done += sroce_rc_receive_context(qp, &budget);
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:

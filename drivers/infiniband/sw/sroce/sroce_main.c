@@ -130,6 +130,12 @@ void sroce_obj_inc(enum sroce_obj_type type)
 	atomic_inc(&sroce_obj_counts[type]);
 }
 
+/* Runs work from the module's workqueue, which module exit drains. */
+void sroce_defer_work(struct work_struct *work)
+{
+	queue_work(sroce_wq, work);
+}
+
 void sroce_obj_dec(enum sroce_obj_type type)
 {
 	WARN_ON_ONCE(atomic_dec_return(&sroce_obj_counts[type]) < 0);

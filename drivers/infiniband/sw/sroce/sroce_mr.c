@@ -7,9 +7,11 @@
  * PD's local_dma_lkey is the key of its DMA MR (iova == kernel address,
  * local access only). An MR becomes visible to lookups only once it is
  * complete. The engine looks MRs up under RCU and holds a reference while
- * it touches the memory; deregistration unpublishes the key first and then
- * waits for those references, so a user MR's pages stay pinned for as long
- * as the engine may copy into or out of them.
+ * it touches the memory. Deregistration unpublishes the key and does not
+ * wait for those references (a peer can keep a WRITE open for as long as
+ * it likes): the last one unpins the pages, so they stay pinned for as
+ * long as the engine may copy into or out of them. A WRITE that was being
+ * received when its MR was deregistered takes no more packets.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -39,7 +41,6 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 	}
 	mr->access = access;
 	refcount_set(&mr->refs, 1);
-	init_completion(&mr->released);
 
 	/* The index is reserved now and published once the MR is whole. */
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
@@ -149,21 +150,44 @@ err_mr:
 	return ERR_PTR(err);
 }
 
-int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+static void sroce_mr_free(struct sroce_mr *mr)
 {
-	struct sroce_dev *sdev = to_sdev(ibmr->device);
-	struct sroce_mr *mr = to_smr(ibmr);
-
-	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
-	sroce_mr_put(mr);
-	wait_for_completion(&mr->released);
-
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
-	atomic_dec(&sdev->num_mr);
 	kfree_rcu(mr, rcu);
+}
+
+/* The last engine reference went after deregistration. */
+static void sroce_mr_release_work(struct work_struct *work)
+{
+	struct sroce_mr *mr = container_of(work, struct sroce_mr, release_work);
+	struct ib_device *ibdev = mr->ibmr.device;
+
+	sroce_mr_free(mr);
+	put_device(&ibdev->dev);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct ib_device *ibdev = ibmr->device;
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	WRITE_ONCE(mr->dead, true);
+	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	atomic_dec(&sdev->num_mr);
 	sroce_obj_dec(SROCE_OBJ_MR);
+	/*
+	 * The umem's release needs the device: a late release holds it.
+	 * Taken before the reference is dropped, which may be the last.
+	 */
+	get_device(&ibdev->dev);
+	INIT_WORK(&mr->release_work, sroce_mr_release_work);
+	if (refcount_dec_and_test(&mr->refs)) {
+		sroce_mr_free(mr);
+		put_device(&ibdev->dev);
+	}
 	return 0;
 }
 
@@ -176,13 +200,19 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
+	/* Found just before deregistration erased it: gone all the same. */
+	if (mr && READ_ONCE(mr->dead)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
 	return mr;
 }
 
+/* Only an engine user's reference can be the last one here. */
 void sroce_mr_put(struct sroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->refs))
-		complete(&mr->released);
+		sroce_defer_work(&mr->release_work);
 }
 
 /* Overflow-safe: [iova, iova + len) inside the MR, same PD, access given. */

@@ -465,6 +465,17 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 
 	mutex_lock(&qp->worker->lock);
+	/*
+	 * The engine may have failed the QP since cur was read (it takes
+	 * only the worker's lock): the error state stays unless the
+	 * transition is one that leaves it (to RESET or ERR).
+	 */
+	if (qp->state != cur &&
+	    !ib_modify_qp_is_ok(qp->state, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		sroce_worker_unlock(qp->worker);
+		goto out;
+	}
 	if ((mask & IB_QP_AV) && wire) {
 		err = sroce_net_path_set(qp, attr);
 		if (err) {
@@ -529,6 +540,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (new == IB_QPS_RESET) {
 		sroce_engine_reset_qp(qp);
+		qp->reset_gen++;
 		qp->sq_blocked = false;
 		qp->req_psn = 0;
 		qp->una_psn = 0;
@@ -664,7 +676,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (wr->send_flags & IB_SEND_INLINE) {
 		wqe->ctrl.flags |= SROCE_WQE_INLINE;
 		for (i = 0; i < wr->num_sge; i++) {
-			if (off + wr->sg_list[i].length > qp->sq_lim.max_inline)
+			/* off <= max_inline: no sum that could wrap. */
+			if (wr->sg_list[i].length > qp->sq_lim.max_inline - off)
 				return -EINVAL;
 			memcpy((u8 *)wqe->sge + off,
 			       (void *)(uintptr_t)wr->sg_list[i].addr,

@@ -45,8 +45,40 @@ static bool sroce_rc_is_rd(u8 wqe_opcode)
 
 /* The socket side ---------------------------------------------------------- */
 
+/*
+ * Whether a packet came from the QP's peer to the QP's own address: the IP
+ * addresses are all that names the two ends of a connection, so a packet
+ * from anywhere else (a forged ACK, NAK or request) is not the peer's.
+ */
+static bool sroce_rc_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_path *path = &qp->path;
+	struct in6_addr saddr, daddr;
+
+	if (ip_hdr(skb)->version == 4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	} else {
+		saddr = ipv6_hdr(skb)->saddr;
+		daddr = ipv6_hdr(skb)->daddr;
+	}
+	return ipv6_addr_equal(&saddr, &path->daddr) &&
+	       ipv6_addr_equal(&daddr, &path->saddr);
+}
+
+/*
+ * Queues a packet for the QP's worker. An RC/UC packet from anywhere but
+ * the QP's peer is dropped here already, so that forged packets cannot
+ * fill the queue the peer's packets need (the worker checks again: the
+ * path may change under it).
+ */
 void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	if (!sroce_qp_is_ud(qp) && !sroce_rc_rx_from_peer(qp, skb)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+		kfree_skb(skb);
+		return;
+	}
 	if (skb_queue_len(&qp->rx_skbs) >= SROCE_RX_QUEUE_MAX) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_QUEUE, 1);
 		kfree_skb(skb);
@@ -334,6 +366,15 @@ static void sroce_rc_handle_aeth(struct sroce_qp *qp,
 	u8 value = pkt->aeth_syndrome & SROCE_AETH_VALUE_MASK;
 	u32 psn = pkt->psn;
 
+	/*
+	 * Every ACK, RNR NAK and NAK names a PSN this QP sent: one at or past
+	 * sent_psn answers nothing and must not complete anything (a ghost).
+	 * Older ones are stale duplicates and change nothing below.
+	 */
+	if (!sroce_psn_before(psn, qp->sent_psn)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
 	switch (sroce_aeth_kind(pkt->aeth_syndrome)) {
 	case SROCE_AETH_KIND_ACK:
 		sroce_rc_ack_upto(qp, psn, true);
@@ -701,6 +742,10 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 				   &qp->rx_write))
 			return SROCE_RC_NAK_ACCESS;
 		qp->rx_off = 0;
+	} else if (qp->rx_write.kind == SROCE_SEG_MR &&
+		   READ_ONCE(qp->rx_write.mr->dead)) {
+		/* Its MR was deregistered since the WRITE began. */
+		return SROCE_RC_NAK_ACCESS;
 	}
 	/* rx_write.len bounds every packet: 0 for a zero-length WRITE. */
 	if (pkt->payload_len > qp->rx_write.len - qp->rx_off ||
@@ -723,6 +768,13 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	if (imm) {
 		enum sroce_rc_verdict v = sroce_rc_take_recv(qp, pkt);
 
+		/*
+		 * The data has landed and the message is counted: too late to
+		 * ask for it again. Only an RQ producer that went back since
+		 * the check above gets here.
+		 */
+		if (v == SROCE_RC_RNR)
+			return SROCE_RC_NAK_OPERATION;
 		if (v != SROCE_RC_DONE)
 			return v;
 		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
@@ -1099,33 +1151,17 @@ static bool sroce_rc_rx_payload(struct sk_buff *skb,
 	return !left;
 }
 
-/*
- * Whether a packet came from the QP's peer to the QP's own address: the IP
- * addresses are all that names the two ends of a connection, so a packet
- * from anywhere else (a forged ACK, NAK or request) is not the peer's.
- */
-static bool sroce_rc_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	const struct sroce_path *path = &qp->path;
-	struct in6_addr saddr, daddr;
-
-	if (ip_hdr(skb)->version == 4) {
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
-	} else {
-		saddr = ipv6_hdr(skb)->saddr;
-		daddr = ipv6_hdr(skb)->daddr;
-	}
-	return ipv6_addr_equal(&saddr, &path->daddr) &&
-	       ipv6_addr_equal(&daddr, &path->saddr);
-}
-
 static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;
 	struct sroce_rx_payload pl;
 	struct sroce_pkt pkt;
 
+	if (!qp->wire) {
+		/* Queued while the QP was on the wire, before a reset. */
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
 	if (!sroce_rc_rx_from_peer(qp, skb)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
 		return;
@@ -1135,6 +1171,10 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	    (sroce_qp_is_uc(qp) ? SROCE_OPC_UC : SROCE_OPC_RC) ||
 	    !sroce_rc_rx_payload(skb, &pkt, &pl)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+		return;
+	}
+	if (!sroce_pkey_matches_default(pkt.pkey)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
 		return;
 	}
 	sroce_stat_add(SROCE_STAT_RX_PKTS, 1);

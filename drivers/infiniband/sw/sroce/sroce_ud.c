@@ -29,7 +29,6 @@
 
 #define SROCE_GRH_LEN 40
 #define SROCE_IPV4_IN_GRH 20	/* offset of an IPv4 header in the GRH */
-#define SROCE_FULL_PKEY_MASK 0x7fff
 
 /* What a receiver needs of a datagram besides its payload. */
 struct sroce_ud_rx {
@@ -127,7 +126,7 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
-	if ((pkt.pkey & SROCE_FULL_PKEY_MASK) != SROCE_FULL_PKEY_MASK) {
+	if (!sroce_pkey_matches_default(pkt.pkey)) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
 		return;
 	}
