@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+# adversary.py VICTIM DEV GID_INDEX NETNS: a hostile RoCEv2 peer.
+#
+# Starts VICTIM (tests/progs/wire_victim) on DEV in this namespace, then
+# moves itself into the network namespace NETNS, where it owns 2001:db8::2
+# (the victim's peer) and 2001:db8::3 (a stranger), and sends crafted
+# packets with a correct ICRC at the victim's QPs. Every case asserts what
+# came back (ACK, NAK code, READ response, or nothing), which drop counter
+# of /sys/kernel/debug/sroce/engine moved, the completions the victim saw,
+# and that no byte of the victim's memory changed except the ones a valid
+# WRITE was allowed to change. Prints "ok - ..." / "not ok - ..." lines.
+import ctypes
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+VICTIM_ADDR = "2001:db8::1"
+PEER_ADDR = "2001:db8::2"
+STRANGER_ADDR = "2001:db8::3"
+ROCE_PORT = 4791
+PEER_QPN_BASE = 0x1000
+PEER_PSN = 0x100
+OWN_PSN = 0x200
+NUM_RC, NUM_UC = 8, 2
+UD_Q = NUM_RC + NUM_UC
+UD_QKEY = 0x11111111
+PAGE = 4096
+ENGINE = "/sys/kernel/debug/sroce/engine"
+
+# Opcodes (RC; UC is 0x20 higher, UD 0x60).
+SEND_ONLY, WRITE_ONLY, READ_REQ = 0x04, 0x0A, 0x0C
+READ_RESP_ONLY, ACK = 0x10, 0x11
+UC, UD = 0x20, 0x60
+# AETH syndromes.
+SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACCESS = 0x1F, 0x60, 0x61, 0x62
+IBV_QPS_RTS, IBV_QPS_ERR = 3, 6
+IBV_WC_SUCCESS, IBV_WC_WR_FLUSH_ERR = 0, 5
+IBV_WC_SEND, IBV_WC_RDMA_READ = 0, 2
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(("ok - " if cond else "not ok - ") + what, flush=True)
+    if not cond:
+        failures += 1
+
+
+def counters():
+    with open(ENGINE) as f:
+        return {k: int(v) for k, v in (l.split() for l in f if l.strip())}
+
+
+def wait_counter(name, base, delta, secs=10):
+    """Waits until counter name reaches base + delta; returns its delta."""
+    deadline = time.time() + secs
+    while True:
+        d = counters().get(name, 0) - base
+        if d >= delta or time.time() > deadline:
+            return d
+        time.sleep(0.05)
+
+
+class Victim:
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True,
+                                  bufsize=1)
+        self.qpn = {}
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit("victim died during setup")
+            w = line.split()
+            if w[0] == "ready":
+                break
+            if w[0] == "qp":
+                self.qpn[int(w[1])] = int(w[2])
+            else:
+                setattr(self, w[0], int(w[1]))
+
+    def ask(self, cmd, until=None):
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        lines = []
+        while True:
+            line = self.p.stdout.readline().strip()
+            lines.append(line)
+            if until is None or line == until or line.startswith("error"):
+                return lines
+
+    def poll(self):
+        return [tuple(int(x) for x in l.split()[1:])
+                for l in self.ask("poll", "end") if l.startswith("wc ")]
+
+    def state(self, q):
+        return int(self.ask("state %d" % q)[0].split()[1])
+
+    def dump(self, name):
+        return bytes.fromhex(self.ask("dump " + name)[0].split()[1])
+
+    def guards(self):
+        return self.ask("guards")[0]
+
+
+def initial(seed):
+    return bytes((i * 7 + seed) & 0xFF for i in range(PAGE))
+
+
+def enter_netns(name):
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    fd = os.open("/var/run/netns/" + name, os.O_RDONLY)
+    if libc.setns(fd, 0x40000000) != 0:      # CLONE_NEWNET
+        sys.exit("setns: " + os.strerror(ctypes.get_errno()))
+    os.close(fd)
+
+
+def icrc(src, dst, sport, body):
+    """The ICRC of a RoCEv2 packet over IPv6: the fields routers may
+    change (traffic class, flow label, hop limit, UDP checksum) and the
+    BTH's reserved byte are masked with ones."""
+    udp_len = 8 + len(body) + 4
+    ip6 = (b"\x6f\xff\xff\xff" + struct.pack(">H", udp_len) + b"\x11\xff" +
+           socket.inet_pton(socket.AF_INET6, src) +
+           socket.inet_pton(socket.AF_INET6, dst))
+    udp = struct.pack(">HHH", sport, ROCE_PORT, udp_len) + b"\xff\xff"
+    masked = body[:4] + b"\xff" + body[5:]
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + ip6 + udp + masked))
+
+
+class Endpoint:
+    """A UDP socket on one address of the adversary's namespace."""
+
+    def __init__(self, addr, port):
+        self.addr = addr
+        self.s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        # sroce leaves the IPv6 UDP checksum zero, as RoCEv2 allows.
+        self.s.setsockopt(socket.SOL_UDP, 102, 1)    # UDP_NO_CHECK6_RX
+        self.s.bind((addr, port))
+        self.sport = self.s.getsockname()[1]
+
+    def send(self, qpn, psn, opcode, ext=b"", payload=b"", pkey=0xFFFF,
+             pad=None, tver=0, ackreq=True, pad_bytes=None):
+        if pad is None:
+            pad = -len(payload) % 4
+        if pad_bytes is None:
+            pad_bytes = pad
+        bth = struct.pack(">BBHII", opcode, (pad << 4) | tver, pkey,
+                          qpn & 0xFFFFFF,
+                          (int(ackreq) << 31) | (psn & 0xFFFFFF))
+        body = bth + ext + payload + bytes(pad_bytes)
+        pkt = body + icrc(self.addr, VICTIM_ADDR, self.sport, body)
+        self.s.sendto(pkt, (VICTIM_ADDR, ROCE_PORT))
+
+    def recv(self, secs=3.0, want=None):
+        """The next packet (parsed) for which want() holds, or None."""
+        deadline = time.time() + secs
+        while True:
+            left = deadline - time.time()
+            if left <= 0 or not select.select([self.s], [], [], left)[0]:
+                return None
+            data = self.s.recv(65536)
+            p = parse(data)
+            if p and (want is None or want(p)):
+                return p
+
+    def drain(self):
+        while select.select([self.s], [], [], 0.2)[0]:
+            self.s.recv(65536)
+
+
+def parse(data):
+    if len(data) < 16:
+        return None
+    op, _, _, qpn, psn = struct.unpack(">BBHII", data[:12])
+    p = {"op": op, "qpn": qpn & 0xFFFFFF, "psn": psn & 0xFFFFFF,
+         "rest": data[12:-4]}
+    if op in (ACK, READ_RESP_ONLY, 0x0D, 0x0F, 0x12):
+        p["syndrome"] = p["rest"][0]
+        p["payload"] = p["rest"][4:]
+    return p
+
+
+def reth(va, rkey, length):
+    return struct.pack(">QII", va & (2**64 - 1), rkey, length)
+
+
+def main():
+    victim_bin, dev, gid_index, netns = sys.argv[1:5]
+    v = Victim([victim_bin, dev, gid_index, PEER_ADDR])
+    mr = bytearray(initial(0x11))
+    other = initial(0x22)
+    enter_netns(netns)
+    peer = Endpoint(PEER_ADDR, ROCE_PORT)
+    stranger = Endpoint(STRANGER_ADDR, 0)
+
+    def qpn(q):
+        return v.qpn[q]
+
+    def from_victim(q, op=None):
+        return lambda p: p["qpn"] == PEER_QPN_BASE + q and \
+            (op is None or p["op"] == op)
+
+    def memory_intact(what):
+        check(v.dump("mr") == bytes(mr), what + ": the MR holds exactly "
+              "the bytes valid WRITEs put there")
+        check(v.dump("other") == other, what + ": the other PD's MR is "
+              "unchanged")
+        check(v.guards() == "guards ok", what + ": no byte outside the "
+              "MRs changed")
+
+    def drop_case(what, counter, send, q=0):
+        base = counters().get(counter, 0)
+        send()
+        check(wait_counter(counter, base, 1) == 1,
+              "%s: dropped and counted once in %s" % (what, counter))
+        check(peer.recv(0.5, from_victim(q)) is None,
+              what + ": nothing is sent back")
+
+    def nak_case(what, q, send, syndrome):
+        send()
+        r = peer.recv(5, from_victim(q, ACK))
+        check(r is not None and r["syndrome"] == syndrome and
+              r["psn"] == PEER_PSN,
+              "%s: NAK 0x%x for its PSN (got %s)" %
+              (what, syndrome, r and hex(r["syndrome"])))
+        check(peer.recv(0.3, from_victim(q, READ_RESP_ONLY)) is None,
+              what + ": no data is sent back")
+        check(wait_poll_state(q, IBV_QPS_ERR), what + ": the QP is in ERR")
+        time.sleep(0.2)
+        wcs = v.poll()
+        check(sorted(w[:2] for w in wcs) ==
+              [(1000, IBV_WC_WR_FLUSH_ERR), (1001, IBV_WC_WR_FLUSH_ERR)],
+              what + ": its receive WQEs are flushed (%s)" % wcs)
+        memory_intact(what)
+
+    def wait_poll_state(q, state, secs=5):
+        deadline = time.time() + secs
+        while v.state(q) != state:
+            if time.time() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    # --- RC QP 0: a peer that behaves, then misbehaves without harm. ---
+    q = 0
+    data = bytes(range(64))
+    peer.send(qpn(q), PEER_PSN, WRITE_ONLY, reth(v.va + 128, v.rkey, 64), data)
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] < 0x20 and r["psn"] == PEER_PSN,
+          "a valid WRITE is acknowledged")
+    mr[128:192] = data
+    memory_intact("a valid WRITE")
+
+    peer.send(qpn(q), PEER_PSN + 1, READ_REQ, reth(v.va + 128, v.rkey, 64))
+    r = peer.recv(5, from_victim(q, READ_RESP_ONLY))
+    check(r is not None and r["psn"] == PEER_PSN + 1 and
+          r["payload"] == data, "a valid READ returns the bytes written")
+
+    peer.send(qpn(q), PEER_PSN + 1, READ_REQ, reth(v.va + 128, v.rkey, 64))
+    r = peer.recv(5, from_victim(q, READ_RESP_ONLY))
+    check(r is not None and r["payload"] == data,
+          "the same READ again (a duplicate) is answered from the history")
+
+    for what, ext in (
+            ("rkey 0 and VA 0", reth(0, 0, 64)),
+            ("the other PD's rkey", reth(v.va_other, v.rkey_other, 64)),
+            ("a longer length", reth(v.va + 128, v.rkey, PAGE)),
+            ("a VA outside the original", reth(v.va + 1024, v.rkey, 64))):
+        drop_case("a duplicate READ with " + what, "rx_drop_replay",
+                  lambda: peer.send(qpn(q), PEER_PSN + 1, READ_REQ, ext))
+
+    base = counters()["duplicate_requests"]
+    peer.send(qpn(q), PEER_PSN, WRITE_ONLY, reth(v.va, v.rkey, 64),
+              bytes(64))
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] < 0x20,
+          "a duplicate WRITE with new parameters is acknowledged again")
+    check(counters()["duplicate_requests"] - base == 1,
+          "and counted as a duplicate")
+    memory_intact("a duplicate WRITE is not executed")
+
+    peer.send(qpn(q), PEER_PSN + 0x1000, WRITE_ONLY, reth(v.va, v.rkey, 64),
+              bytes(64))
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] == SYN_NAK_SEQ and
+          r["psn"] == PEER_PSN + 2,
+          "a PSN far ahead gets a sequence NAK for the expected PSN")
+    memory_intact("a PSN far ahead")
+    peer.send(qpn(q), PEER_PSN + 2 + 0x7FFFFF, WRITE_ONLY,
+              reth(v.va, v.rkey, 64), bytes(64))
+    peer.recv(2, from_victim(q, ACK))
+    peer.drain()
+    memory_intact("a PSN half the space away")
+
+    psn = PEER_PSN + 2
+    good = reth(v.va + 256, v.rkey, 64)
+    drop_case("a WRITE with a foreign P_Key", "rx_drop_pkey",
+              lambda: peer.send(qpn(q), psn, WRITE_ONLY, good, bytes(64),
+                                pkey=0x1234))
+    drop_case("a WRITE from another address", "rx_drop_address",
+              lambda: stranger.send(qpn(q), psn, WRITE_ONLY, good,
+                                    bytes(64)))
+    drop_case("a WRITE with TVer 1", "rx_drop_malformed",
+              lambda: peer.send(qpn(q), psn, WRITE_ONLY, good, bytes(64),
+                                tver=1))
+    drop_case("a WRITE cut inside its RETH", "rx_drop_malformed",
+              lambda: peer.send(qpn(q), psn, WRITE_ONLY, good[:10]))
+    drop_case("a WRITE whose pad count exceeds its payload",
+              "rx_drop_malformed",
+              lambda: peer.send(qpn(q), psn, WRITE_ONLY, good, b"", pad=3,
+                                pad_bytes=0))
+    drop_case("a READ request carrying a payload", "rx_drop_malformed",
+              lambda: peer.send(qpn(q), psn, READ_REQ, good, bytes(8)))
+    drop_case("a UD SEND to an RC QP", "rx_drop_malformed",
+              lambda: peer.send(qpn(q), psn, UD | SEND_ONLY,
+                                struct.pack(">II", UD_QKEY, 0x1000),
+                                bytes(8)))
+    memory_intact("the dropped packets")
+    data = bytes(0xC0 + i % 16 for i in range(64))
+    peer.send(qpn(q), psn, WRITE_ONLY, good, data)
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] < 0x20 and r["psn"] == psn,
+          "after them, the peer's next WRITE is acknowledged")
+    mr[256:320] = data
+    memory_intact("the WRITE after the dropped packets")
+
+    # The requester side of QP 0: only the peer's true ACK completes.
+    peer.drain()
+    v.ask("send 0 1 32")
+    r = peer.recv(5, from_victim(q, SEND_ONLY))
+    check(r is not None and r["psn"] == OWN_PSN, "the victim's SEND leaves")
+    drop_case("an ACK for a PSN not yet sent (a ghost)", "rx_drop_protocol",
+              lambda: peer.send(qpn(q), OWN_PSN + 1, ACK,
+                                struct.pack(">I", SYN_ACK << 24 | 1)))
+    drop_case("an ACK from another address", "rx_drop_address",
+              lambda: stranger.send(qpn(q), OWN_PSN, ACK,
+                                    struct.pack(">I", SYN_ACK << 24 | 1)))
+    drop_case("a NAK from another address", "rx_drop_address",
+              lambda: stranger.send(qpn(q), OWN_PSN, ACK,
+                                    struct.pack(">I",
+                                                SYN_NAK_ACCESS << 24 | 1)))
+    check(v.poll() == [] and v.state(q) == IBV_QPS_RTS,
+          "none of them completed or failed the SEND")
+    peer.send(qpn(q), OWN_PSN, ACK, struct.pack(">I", SYN_ACK << 24 | 1))
+    time.sleep(0.5)
+    check([w[:3] for w in v.poll()] == [(1, IBV_WC_SUCCESS, IBV_WC_SEND)],
+          "the peer's ACK completes the SEND")
+
+    local = initial(0x33)
+    drop_case("a READ response nobody asked for", "rx_drop_protocol",
+              lambda: peer.send(qpn(q), OWN_PSN + 1, READ_RESP_ONLY,
+                                struct.pack(">I", SYN_ACK << 24 | 2),
+                                bytes(64)))
+    check(v.dump("local") == local, "it wrote nothing")
+    peer.drain()
+    v.ask("read 0 2 64 4096 77")
+    r = peer.recv(5, from_victim(q, READ_REQ))
+    check(r is not None and r["psn"] == OWN_PSN + 1,
+          "the victim's READ request leaves")
+    drop_case("a READ response longer than the READ", "rx_drop_protocol",
+              lambda: peer.send(qpn(q), OWN_PSN + 1, READ_RESP_ONLY,
+                                struct.pack(">I", SYN_ACK << 24 | 2),
+                                b"\xee" * 128))
+    check(v.dump("local") == local and v.guards() == "guards ok",
+          "it wrote nothing, not even inside the READ's buffer")
+    answer = bytes(0x80 + i for i in range(64))
+    peer.send(qpn(q), OWN_PSN + 1, READ_RESP_ONLY,
+              struct.pack(">I", SYN_ACK << 24 | 2), answer)
+    time.sleep(0.5)
+    check([w[:3] for w in v.poll()] ==
+          [(2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ)],
+          "the true READ response completes the READ")
+    check(v.dump("local") == answer + local[64:] and
+          v.guards() == "guards ok", "with its 64 bytes and no others")
+    base = counters()["rx_drop_protocol"]
+    for _ in range(50):
+        peer.send(qpn(q), OWN_PSN + 1, READ_RESP_ONLY,
+                  struct.pack(">I", SYN_ACK << 24 | 2), b"\xdd" * 64)
+    check(wait_counter("rx_drop_protocol", base, 50) == 50,
+          "a flood of stale READ responses is dropped and counted")
+    check(v.dump("local") == answer + local[64:] and v.poll() == [],
+          "and changes nothing")
+
+    # --- RC QPs 1..7: one fatal request each. ---
+    w = WRITE_ONLY
+    nak_case("a WRITE with rkey 0 to VA 0", 1,
+             lambda: peer.send(qpn(1), PEER_PSN, w, reth(0, 0, 64),
+                               b"\x99" * 64), SYN_NAK_ACCESS)
+    nak_case("a READ with rkey 0 of VA 0", 2,
+             lambda: peer.send(qpn(2), PEER_PSN, READ_REQ, reth(0, 0, 64)),
+             SYN_NAK_ACCESS)
+    nak_case("a WRITE across the MR's end", 3,
+             lambda: peer.send(qpn(3), PEER_PSN, w,
+                               reth(v.va + PAGE - 32, v.rkey, 64),
+                               b"\x99" * 64), SYN_NAK_ACCESS)
+    nak_case("a WRITE whose VA + length wraps", 4,
+             lambda: peer.send(qpn(4), PEER_PSN, w,
+                               reth(-32, v.rkey, 64), b"\x99" * 64),
+             SYN_NAK_ACCESS)
+    nak_case("a WRITE with the rkey of another PD's MR", 5,
+             lambda: peer.send(qpn(5), PEER_PSN, w,
+                               reth(v.va_other, v.rkey_other, 64),
+                               b"\x99" * 64), SYN_NAK_ACCESS)
+    nak_case("a READ of 4 GiB - 1", 6,
+             lambda: peer.send(qpn(6), PEER_PSN, READ_REQ,
+                               reth(v.va, v.rkey, 0xFFFFFFFF)),
+             SYN_NAK_INV)
+    nak_case("a WRITE whose RETH length exceeds its payload", 7,
+             lambda: peer.send(qpn(7), PEER_PSN, w, reth(v.va, v.rkey, 64),
+                               b"\x99" * 32), SYN_NAK_INV)
+
+    # --- UC: no NAKs; a bad WRITE is dropped and the QP goes on. ---
+    q = NUM_RC
+    drop_case("a UC WRITE with rkey 0 to VA 0", "rx_drop_protocol",
+              lambda: peer.send(qpn(q), PEER_PSN, UC | w, reth(0, 0, 64),
+                                b"\x99" * 64), q)
+    drop_case("a UC WRITE across the MR's end", "rx_drop_protocol",
+              lambda: peer.send(qpn(q), PEER_PSN + 1, UC | w,
+                                reth(v.va + PAGE - 32, v.rkey, 64),
+                                b"\x99" * 64), q)
+    drop_case("a UC WRITE from another address", "rx_drop_address",
+              lambda: stranger.send(qpn(q), PEER_PSN + 2, UC | w,
+                                    reth(v.va + 512, v.rkey, 64),
+                                    b"\x99" * 64), q)
+    memory_intact("the bad UC WRITEs")
+    data = bytes(0x40 + i for i in range(64))
+    base = counters()["rx_packets"]
+    peer.send(qpn(q), PEER_PSN + 2, UC | w, reth(v.va + 512, v.rkey, 64),
+              data)
+    wait_counter("rx_packets", base, 1)
+    time.sleep(0.3)
+    mr[512:576] = data
+    check(v.state(q) == IBV_QPS_RTS, "the UC QP is still in RTS")
+    memory_intact("a valid UC WRITE after them")
+
+    # --- UD: the Q_Key and the P_Key guard the QP. ---
+    q = UD_Q
+    drop_case("a UD SEND with a wrong Q_Key", "rx_drop_qkey",
+              lambda: peer.send(qpn(q), 0, UD | SEND_ONLY,
+                                struct.pack(">II", 0x22222222, 0x1000),
+                                bytes(16)), q)
+    drop_case("a UD SEND with a foreign P_Key", "rx_drop_pkey",
+              lambda: peer.send(qpn(q), 0, UD | SEND_ONLY,
+                                struct.pack(">II", UD_QKEY, 0x1000),
+                                bytes(16), pkey=0x1234), q)
+    drop_case("an RC WRITE to a UD QP", "rx_drop_malformed",
+              lambda: peer.send(qpn(q), 0, w, reth(v.va, v.rkey, 64),
+                                bytes(64)), q)
+    check(v.poll() == [], "the UD QP received nothing")
+    peer.send(qpn(q), 0, UD | SEND_ONLY, struct.pack(">II", UD_QKEY, 0x1000),
+              bytes(16))
+    time.sleep(0.5)
+    wcs = v.poll()
+    check(len(wcs) == 1 and wcs[0][1] == IBV_WC_SUCCESS and
+          wcs[0][3] == 40 + 16, "a UD SEND with the right Q_Key arrives "
+          "(%s)" % wcs)
+    memory_intact("the end")
+
+    v.ask("quit", until="")
+    check(v.p.wait(timeout=30) == 0, "the victim tears down cleanly")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
