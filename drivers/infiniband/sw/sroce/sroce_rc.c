@@ -1289,8 +1289,17 @@ bool sroce_rc_has_work(struct sroce_qp *qp)
 		return true;
 	if (state != IB_QPS_RTS)
 		return false;
-	if (qp->resend_at)
-		return !time_before(jiffies, qp->resend_at);
+	/*
+	 * A timer armed for WQEs in flight does not hold back new ones (nor
+	 * the check of a producer index nobody could have written); only an
+	 * RNR wait does.
+	 */
+	if (qp->resend_at) {
+		if (!time_before(jiffies, qp->resend_at))
+			return true;
+		if (qp->rnr_wait)
+			return false;
+	}
 	return READ_ONCE(qp->sq.hdr->producer) != qp->sq_next &&
 	       !qp->sq_blocked && sroce_rc_window_open(qp);
 }

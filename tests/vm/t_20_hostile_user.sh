@@ -1,0 +1,66 @@
+# A local user who lies to the kernel: SQ producer indices nobody could
+# have written while WQEs are in flight, an SQD address change from the
+# wire to the shortcut, shortcut QPs aimed at other users' QPs by number,
+# mmap of a ring racing its resize and destroy, and kill -9 mid-step.
+. ./lib.sh
+make_veth v0 1
+ip netns add quiet
+ip link set v0p netns quiet
+ip -n quiet link set v0p up
+ip -n quiet -6 addr add 2001:db8::2/64 dev v0p nodad
+ip -6 neigh replace 2001:db8::2 dev v0 nud permanent \
+	lladdr "$(ip -n quiet -br link show v0p | awk '{ print $3 }')"
+rdma link add sroce0 type sroce netdev v0
+base=$(cat "$OBJECTS")
+stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
+
+check "sroce0 has the GID 2001:db8::1" wait_for 10 have_gid 2001:db8::1
+gidx=$(gid_index 2001:db8::1)
+
+# run_bounded SECONDS CMD...: runs CMD in the background, prints its
+# output; a D-state hang fails a check instead of the whole run.
+run_bounded() {
+	local secs=$1 out pid
+	shift
+	out=$(mktemp)
+	"$@" > "$out" 2>&1 &
+	pid=$!
+	check "hostile_user ${*:2:1} ${*:6:1} finishes within $secs s" \
+		wait_for "$secs" sh -c "! kill -0 $pid 2>/dev/null"
+	cat "$out"
+	rm -f "$out"
+}
+
+for way in back forward; do
+	r0=$(stat qp_ring_errors)
+	run_bounded 30 "$T/hostile_user" producer sroce0 "$gidx" 2001:db8::2 $way
+	check_eq "the producer moved $way counts one ring error" \
+		1 $(($(stat qp_ring_errors) - r0))
+	check "objects are back to the baseline" wait_for 10 objects_at "$base"
+done
+
+run_bounded 30 "$T/hostile_user" sqd sroce0 "$gidx" 2001:db8::2
+check "objects are back to the baseline" wait_for 10 objects_at "$base"
+
+p0=$(stat shortcut_drop_peer)
+run_bounded 60 "$T/hostile_user" shortcut sroce0 "$gidx" 2001:db8::2
+check "the attackers' messages were dropped as not from the peer" \
+	[ $(($(stat shortcut_drop_peer) - p0)) -ge 2 ]
+check "objects are back to the baseline" wait_for 10 objects_at "$base"
+
+run_bounded 120 "$T/hostile_user" mmap sroce0 200
+check "objects are back to the baseline" wait_for 10 objects_at "$base"
+
+# kill -9 at random points of the producer scenario.
+for i in 1 2 3 4 5 6; do
+	"$T/hostile_user" producer sroce0 "$gidx" 2001:db8::2 back > /dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 10))$((i % 2 * 5))"
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+done
+check "after kill -9 at random steps, every object goes" \
+	wait_for 20 objects_at "$base"
+check "rdma link delete is prompt" timeout 20 rdma link delete sroce0
+ip netns del quiet
+finish
