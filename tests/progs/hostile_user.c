@@ -15,6 +15,12 @@
  *	QPs that know a victim's QPN aim their own shortcut QPs at it: a
  *	victim on the wire, and a victim on the shortcut whose peer is
  *	another QP. Nothing arrives; the victim's true peer still gets through.
+ *   blocked DEV GIDX DGID
+ *	Two QPs whose send queues only a completion can move on: READs
+ *	beyond max_rd_atomic, and a failed WQE behind a SEND in flight on a
+ *	QP without a timeout. Prints "ready" and waits for a line on stdin
+ *	(the caller measures the workers' CPU time meanwhile), then fails
+ *	both QPs: every WQE is flushed and teardown is prompt.
  *   mmap DEV ROUNDS
  *	One thread maps a CQ's ring again (the offset from /proc/self/maps)
  *	while another resizes and destroys the CQ. A mapping that worked
@@ -87,10 +93,11 @@ static void connect_to(struct ibv_qp *qp, const union ibv_gid *dgid,
 		tl_die("connect");
 }
 
-static int post(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op)
+static int post_key(struct ibv_qp *qp, uint64_t wr_id,
+		    enum ibv_wr_opcode op, uint32_t lkey)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)buf, .length = MSG_LEN, .lkey = mr->lkey,
+		.addr = (uintptr_t)buf, .length = MSG_LEN, .lkey = lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
@@ -98,6 +105,11 @@ static int post(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op)
 	}, *bad;
 
 	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int post(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op)
+{
+	return post_key(qp, wr_id, op, mr->lkey);
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t wr_id)
@@ -296,6 +308,44 @@ static int mode_shortcut(int gidx, const union ibv_gid *dgid,
 	return tl_exit_status();
 }
 
+static int mode_blocked(int gidx, const union ibv_gid *dgid)
+{
+	struct ibv_qp *reads = rc_qp(), *untimed = rc_qp();
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[16];
+	char line[16];
+	int i, n, bad = 0;
+
+	connect_to(reads, dgid, gidx, 0x123, 31, 7);	/* max_rd_atomic 1 */
+	connect_to(untimed, dgid, gidx, 0x124, 0, 7);	/* no timeout */
+	for (i = 1; i <= 4; i++)
+		if (post(reads, i, IBV_WR_RDMA_READ))
+			tl_die("post READ");
+	if (post(untimed, 5, IBV_WR_SEND) ||
+	    post_key(untimed, 6, IBV_WR_SEND, mr->lkey ^ 0x5a5a00))
+		tl_die("post SEND");
+	sleep(1);
+	tl_check(ibv_poll_cq(cq, 16, wc) == 0, "nothing completes: the "
+		 "READs wait for the first, the bad SEND for the good one");
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = 0;
+
+	if (ibv_modify_qp(reads, &a, IBV_QP_STATE) ||
+	    ibv_modify_qp(untimed, &a, IBV_QP_STATE))
+		tl_die("modify to ERR");
+	n = collect(wc, 16, 5);
+	for (i = 0; i < n; i++)
+		if (wc[i].status == IBV_WC_SUCCESS)
+			bad++;
+	tl_check(n == 6 && !bad, "all six WQEs end in error (%d completions, "
+		 "%d successful)", n, bad);
+	ibv_destroy_qp(untimed);
+	prompt_teardown(reads);
+	return tl_exit_status();
+}
+
 struct race {
 	int fd;
 	off_t offset;
@@ -401,12 +451,14 @@ int main(int argc, char **argv)
 		tl_die("ibv_query_gid");
 	if (!strcmp(argv[1], "producer") && argc == 6)
 		return mode_producer(gidx, &dgid, !strcmp(argv[5], "back"));
+	if (!strcmp(argv[1], "blocked") && argc == 5)
+		return mode_blocked(gidx, &dgid);
 	if (!strcmp(argv[1], "sqd") && argc == 5)
 		return mode_sqd(gidx, &dgid, &own);
 	if (!strcmp(argv[1], "shortcut") && argc == 5)
 		return mode_shortcut(gidx, &dgid, &own);
 usage:
-	fprintf(stderr, "usage: hostile_user producer|sqd|shortcut DEV GIDX "
+	fprintf(stderr, "usage: hostile_user producer|blocked|sqd|shortcut DEV GIDX "
 		"DGID [back|forward] | hostile_user mmap DEV ROUNDS\n");
 	return 2;
 }

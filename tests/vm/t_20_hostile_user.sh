@@ -39,6 +39,35 @@ for way in back forward; do
 	check "objects are back to the baseline" wait_for 10 objects_at "$base"
 done
 
+# Send queues only a completion can move on: the workers must sleep.
+# worker_cpu: the clock ticks every sroce worker thread has used so far.
+worker_cpu() {
+	local p
+	for p in $(pgrep '^sroce/'); do
+		awk '{ print $14 + $15 }' "/proc/$p/stat"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+rm -f /tmp/blocked.fifo
+mkfifo /tmp/blocked.fifo
+"$T/hostile_user" blocked sroce0 "$gidx" 2001:db8::2 < /tmp/blocked.fifo \
+	> /tmp/blocked.out 2>&1 &
+pid=$!
+exec 7> /tmp/blocked.fifo
+check "the blocked send queues are set up" wait_for 20 grep -q '^ready' /tmp/blocked.out
+sleep 1
+c0=$(worker_cpu)
+sleep 4
+used=$(($(worker_cpu) - c0))
+echo "sroce workers used $used ticks of $((4 * $(getconf CLK_TCK))) in 4 s"
+check "the workers sleep while the send queues are blocked" \
+	[ "$used" -lt "$(getconf CLK_TCK)" ]
+echo >&7
+exec 7>&-
+check "hostile_user blocked finishes within 20 s" \
+	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null"
+grep -v '^ready' /tmp/blocked.out
+check "objects are back to the baseline" wait_for 10 objects_at "$base"
+
 run_bounded 30 "$T/hostile_user" sqd sroce0 "$gidx" 2001:db8::2
 check "objects are back to the baseline" wait_for 10 objects_at "$base"
 
