@@ -13,8 +13,9 @@
  *	process gives it an address on this host (the shortcut): refused.
  *   shortcut DEV GIDX DGID
  *	QPs that know a victim's QPN aim their own shortcut QPs at it: a
- *	victim on the wire, and a victim on the shortcut whose peer is
- *	another QP. Nothing arrives; the victim's true peer still gets through.
+ *	victim on the wire whose remote peer's QPN is the attacker's own,
+ *	and a victim on the shortcut whose peer is another QP. Nothing
+ *	arrives; the victim's true peer still gets through.
  *   blocked DEV GIDX DGID
  *	Two QPs whose send queues only a completion can move on: READs
  *	beyond max_rd_atomic, and a failed WQE behind a SEND in flight on a
@@ -273,8 +274,12 @@ static int mode_shortcut(int gidx, const union ibv_gid *dgid,
 	struct ibv_wc wc[8];
 	int n, i, bad = 0;
 
-	/* The victims, with receive WQEs waiting. */
-	connect_to(victim_wire, dgid, gidx, 0x123, 31, 7);
+	/*
+	 * The victims, with receive WQEs waiting. The wire victim's remote
+	 * peer has the number the attacker's QP has here: QPNs of two hosts
+	 * come from the same small range, so such a pair is easy to find.
+	 */
+	connect_to(victim_wire, dgid, gidx, attacker->qp_num, 31, 7);
 	connect_to(victim, own, gidx, peer->qp_num, 14, 7);
 	connect_to(peer, own, gidx, victim->qp_num, 14, 7);
 	post_recv(victim_wire, 100);
