@@ -55,7 +55,7 @@ $(BUILD)/tests/abi2/libsroce-rdmav34.so: $(PROVIDER_SRC) $(PROVIDER_HDR)
 		$(PROVIDER_SRC) -Wl,--version-script=providers/sroce/sroce.map \
 		-Wl,-z,defs -libverbs
 
-$(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h uapi/rdma/sroce-abi.h $(PROVIDER_HDR)
+$(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h tests/progs/rings.h uapi/rdma/sroce-abi.h $(PROVIDER_HDR)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS_USER) -I$(CURDIR)/uapi -o $@ $< -libverbs -lpthread
 

@@ -34,7 +34,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../../providers/sroce/sroce.h"
+#include "rings.h"
 #include "testlib.h"
 
 #define MSG_LEN 4096
@@ -165,21 +165,6 @@ static int collect(struct ibv_wc *wc, int max, double secs)
 	return n;
 }
 
-static void kick(struct ibv_qp *qp)
-{
-	struct ibv_post_send cmd = {};
-	struct ib_uverbs_post_send_resp resp;
-
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.core_payload.response = (uintptr_t)&resp;
-	cmd.core_payload.qp_handle = qp->handle;
-	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) < 0)
-		perror("kick");
-}
-
 static void prompt_teardown(struct ibv_qp *qp)
 {
 	double t0 = now();
@@ -211,7 +196,7 @@ static int mode_producer(int gidx, const union ibv_gid *dgid, int back)
 	p = __atomic_load_n(&s->sq.hdr->producer, __ATOMIC_RELAXED);
 	p = back ? p - 2 : p + 4 * slots;
 	__atomic_store_n(&s->sq.hdr->producer, p, __ATOMIC_RELEASE);
-	kick(qp);
+	tl_kick(qp);
 	tl_check(wait_state(qp, IBV_QPS_ERR, 5), "a producer moved %s puts "
 		 "the QP in ERR", back ? "backwards" : "far forward");
 	n = collect(wc, 8, 5);
@@ -241,11 +226,7 @@ static int mode_sqd(int gidx, const union ibv_gid *dgid,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_SQD;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *own;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	tl_set_av(&a.ah_attr, own, gidx);
 	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV);
 	tl_check(ret == EINVAL, "SQD to SQD with an address on the shortcut "
 		 "is refused with EINVAL (%d)", ret);

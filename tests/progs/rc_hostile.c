@@ -13,7 +13,7 @@
  */
 #include <stdint.h>
 #include <unistd.h>
-#include "../../providers/sroce/sroce.h"
+#include "rings.h"
 #include "testlib.h"
 
 #define NQP 4
@@ -35,21 +35,6 @@ static void scribble(void *p, size_t len)
 
 	for (i = 0; i < len; i++)
 		b[i] = rnd();
-}
-
-static void kick(struct ibv_qp *qp)
-{
-	struct ibv_post_send cmd = {};
-	struct ib_uverbs_post_send_resp resp;
-
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.core_payload.response = (uintptr_t)&resp;
-	cmd.core_payload.qp_handle = qp->handle;
-	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) < 0)
-		perror("kick");
 }
 
 /* A send WQE that looks plausible but is wrong in one random way. */
@@ -165,7 +150,7 @@ int main(int argc, char **argv)
 			scribble(c->ring.slots, 64);
 			break;
 		}
-		kick(&s->vqp.qp);
+		tl_kick(&s->vqp.qp);
 		if (r % 16 == 0)
 			usleep(1000);
 	}

@@ -82,6 +82,17 @@ struct tl_rc_conn {
 	uint8_t rd_atomic;		/* both directions */
 };
 
+/* A RoCE address vector: port 1, GRH to dgid from GID index sgid_index. */
+static inline void tl_set_av(struct ibv_ah_attr *ah, const union ibv_gid *dgid,
+			     int sgid_index)
+{
+	ah->is_global = 1;
+	ah->grh.dgid = *dgid;
+	ah->grh.sgid_index = sgid_index;
+	ah->grh.hop_limit = 64;
+	ah->port_num = 1;
+}
+
 /* Moves an RC QP from RESET through INIT and RTR to RTS. */
 static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
 				    const struct tl_rc_conn *c,
@@ -102,11 +113,7 @@ static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
 	a.rq_psn = c->rq_psn;
 	a.max_dest_rd_atomic = c->rd_atomic;
 	a.min_rnr_timer = c->min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *c->dgid;
-	a.ah_attr.grh.sgid_index = c->sgid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	tl_set_av(&a.ah_attr, c->dgid, c->sgid_index);
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
@@ -126,6 +133,32 @@ static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
 static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 {
 	return tl_connect_rc_mtu(qp, c, IBV_MTU_1024);
+}
+
+/* Moves a UC QP to RTS; c's timeouts, retries and rd_atomic are unused. */
+static inline int tl_connect_uc(struct ibv_qp *qp, const struct tl_rc_conn *c)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = c->access,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = c->dest_qpn;
+	a.rq_psn = c->rq_psn;
+	tl_set_av(&a.ah_attr, c->dgid, c->sgid_index);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->sq_psn;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
 #define TL_REMOTE_ALL                                                      \

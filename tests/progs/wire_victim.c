@@ -63,36 +63,6 @@ static void fill_area(int b, unsigned char seed)
 		middle(b)[i] = (unsigned char)(i * 7 + seed);
 }
 
-static int connect_uc(struct ibv_qp *qp, const union ibv_gid *dgid,
-		      int sgid_index, uint32_t dest_qpn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = PEER_PSN;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *dgid;
-	a.ah_attr.grh.sgid_index = sgid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = OWN_PSN;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 static int connect_ud(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
@@ -199,6 +169,7 @@ int main(int argc, char **argv)
 		.timeout = 20, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .rd_atomic = 4,
 	};
+	struct tl_rc_conn uc;
 	struct ibv_mr *mr, *other_mr;
 	struct ibv_pd *pd, *other_pd;
 	struct ibv_context *ctx;
@@ -252,9 +223,10 @@ int main(int argc, char **argv)
 		if (!qps[q])
 			tl_die("ibv_create_qp");
 		conn.dest_qpn = PEER_QPN_BASE + q;
+		uc = conn;
+		uc.access = IBV_ACCESS_REMOTE_WRITE;
 		if (init.qp_type == IBV_QPT_RC ? tl_connect_rc(qps[q], &conn) :
-		    init.qp_type == IBV_QPT_UC ?
-		    connect_uc(qps[q], &dgid, sgid, PEER_QPN_BASE + q) :
+		    init.qp_type == IBV_QPT_UC ? tl_connect_uc(qps[q], &uc) :
 		    connect_ud(qps[q]))
 			tl_die("connect");
 		post_recvs(qps[q], 2);

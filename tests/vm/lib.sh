@@ -101,3 +101,22 @@ gid_index() {
 		if (s == g) { print i; exit } }'
 }
 have_gid() { [ -n "$(gid_index "$@")" ]; }
+
+# peer_netns NS ADDR...: a veth v0 (192.0.2.1, 2001:db8::1) whose other
+# end v0p lives in a new network namespace NS with the IPv6 addresses
+# ADDR... (a /64 each). The first ADDR's MAC is a permanent neighbour of
+# v0: modify_qp resolves it within a second, which a slow VM may miss.
+peer_netns() {
+	local ns=$1 a
+	shift
+	make_veth v0 1
+	ip netns add "$ns"
+	ip link set v0p netns "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set v0p up
+	for a in "$@"; do
+		ip -n "$ns" -6 addr add "$a/64" dev v0p nodad
+	done
+	ip -6 neigh replace "$1" dev v0 nud permanent \
+		lladdr "$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')"
+}

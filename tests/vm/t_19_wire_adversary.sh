@@ -3,17 +3,7 @@
 # at RC, UC and UD QPs of wire_victim, and checks each answer, each drop
 # counter and every byte of the victim's memory (vm-run checks the log).
 . ./lib.sh
-make_veth v0 1
-ip netns add adv
-ip link set v0p netns adv
-ip -n adv link set lo up
-ip -n adv link set v0p up
-ip -n adv -6 addr add 2001:db8::2/64 dev v0p nodad
-ip -n adv -6 addr add 2001:db8::3/64 dev v0p nodad
-# The peer's MAC as a permanent neighbour: modify_qp resolves it in a
-# second, which a slow VM may miss.
-ip -6 neigh replace 2001:db8::2 dev v0 nud permanent \
-	lladdr "$(ip -n adv -br link show v0p | awk '{ print $3 }')"
+peer_netns adv 2001:db8::2 2001:db8::3
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 

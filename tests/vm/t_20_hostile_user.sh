@@ -3,13 +3,7 @@
 # wire to the shortcut, shortcut QPs aimed at other users' QPs by number,
 # mmap of a ring racing its resize and destroy, and kill -9 mid-step.
 . ./lib.sh
-make_veth v0 1
-ip netns add quiet
-ip link set v0p netns quiet
-ip -n quiet link set v0p up
-ip -n quiet -6 addr add 2001:db8::2/64 dev v0p nodad
-ip -6 neigh replace 2001:db8::2 dev v0 nud permanent \
-	lladdr "$(ip -n quiet -br link show v0p | awk '{ print $3 }')"
+peer_netns quiet 2001:db8::2
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }

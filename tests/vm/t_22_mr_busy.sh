@@ -2,15 +2,7 @@
 # pages are released once the WQE that held them is flushed. The peer is
 # an address in another network namespace where nothing answers.
 . ./lib.sh
-make_veth v0 1
-ip netns add quiet
-ip link set v0p netns quiet
-ip -n quiet link set v0p up
-ip -n quiet -6 addr add 2001:db8::2/64 dev v0p nodad
-# The peer's MAC as a permanent neighbour: modify_qp resolves it in a
-# second, which a slow VM may miss.
-ip -6 neigh replace 2001:db8::2 dev v0 nud permanent \
-	lladdr "$(ip -n quiet -br link show v0p | awk '{ print $3 }')"
+peer_netns quiet 2001:db8::2
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 
