@@ -93,20 +93,27 @@ static inline void tl_set_av(struct ibv_ah_attr *ah, const union ibv_gid *dgid,
 	ah->port_num = 1;
 }
 
+/* Moves a QP from RESET to INIT on port 1, P_Key index 0. */
+static inline int tl_to_init(struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
 /* Moves an RC QP from RESET through INIT and RTR to RTS. */
 static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
 				    const struct tl_rc_conn *c,
 				    enum ibv_mtu mtu)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = c->access,
-	};
+	struct ibv_qp_attr a = {};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (tl_to_init(qp, c->access))
 		return -1;
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = mtu;
 	a.dest_qp_num = c->dest_qpn;
@@ -138,15 +145,10 @@ static inline int tl_connect_rc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 /* Moves a UC QP to RTS; c's timeouts, retries and rd_atomic are unused. */
 static inline int tl_connect_uc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = c->access,
-	};
+	struct ibv_qp_attr a = {};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (tl_to_init(qp, c->access))
 		return -1;
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = c->dest_qpn;
