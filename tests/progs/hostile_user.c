@@ -15,7 +15,8 @@
  *	QPs that know a victim's QPN aim their own shortcut QPs at it: a
  *	victim on the wire whose remote peer's QPN is the attacker's own,
  *	and a victim on the shortcut whose peer is another QP. Nothing
- *	arrives; the victim's true peer still gets through.
+ *	arrives; the victim's true peer still gets through. An RC QP aimed
+ *	at a UD QP fails, and the UD QP is destroyed at once.
  *   blocked DEV GIDX DGID
  *	Two QPs whose send queues only a completion can move on: READs
  *	beyond max_rd_atomic, and a failed WQE behind a SEND in flight on a
@@ -77,6 +78,30 @@ static struct ibv_qp *rc_qp(void)
 
 	if (!qp)
 		tl_die("ibv_create_qp");
+	return qp;
+}
+
+static struct ibv_qp *ud_qp(void)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x1111,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		tl_die("UD QP");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		tl_die("UD QP to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		tl_die("UD QP to RTS");
 	return qp;
 }
 
@@ -251,9 +276,10 @@ static int mode_shortcut(int gidx, const union ibv_gid *dgid,
 {
 	struct ibv_qp *victim_wire = rc_qp(), *victim = rc_qp();
 	struct ibv_qp *peer = rc_qp(), *attacker = rc_qp();
-	struct ibv_qp *attacker2 = rc_qp();
+	struct ibv_qp *attacker2 = rc_qp(), *attacker3 = rc_qp(), *ud;
 	struct ibv_wc wc[8];
-	int n, i, bad = 0;
+	int n, i, ret, bad = 0;
+	double t0;
 
 	/*
 	 * The victims, with receive WQEs waiting. The wire victim's remote
@@ -286,6 +312,23 @@ static int mode_shortcut(int gidx, const union ibv_gid *dgid,
 	tl_check(qp_state(victim) == IBV_QPS_RTS &&
 		 qp_state(victim_wire) == IBV_QPS_RTS,
 		 "both victims are still in RTS");
+
+	/* An RC QP aimed at a UD QP: its request is lost, not queued. */
+	ud = ud_qp();
+	post_recv(ud, 300);
+	connect_to(attacker3, own, gidx, ud->qp_num, 10, 1);
+	if (post(attacker3, 4, IBV_WR_SEND))
+		tl_die("post");
+	n = collect(wc, 8, 15);
+	tl_check(n == 1 && wc[0].wr_id == 4 &&
+		 wc[0].status != IBV_WC_SUCCESS, "an RC SEND to a UD QP fails "
+		 "and the UD QP receives nothing (%d completions)", n);
+	t0 = now();
+	ret = ibv_destroy_qp(ud);
+	tl_check(!ret && now() - t0 < 2, "the UD QP is destroyed at once "
+		 "(%.2f s)", now() - t0);
+
+	ibv_destroy_qp(attacker3);
 	ibv_destroy_qp(attacker);
 	ibv_destroy_qp(attacker2);
 	ibv_destroy_qp(peer);
