@@ -23,6 +23,23 @@
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |               \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
+/*
+ * The last reference went, after deregistration: unpins the pages and
+ * drops the device reference deregistration took. Runs from sroce_wq when
+ * an engine user's put was the last, else in deregistration itself.
+ */
+static void sroce_mr_release_work(struct work_struct *work)
+{
+	struct sroce_mr *mr = container_of(work, struct sroce_mr, release_work);
+	struct ib_device *ibdev = mr->ibmr.device;
+
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+	put_device(&ibdev->dev);
+}
+
 static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 				       struct ib_pd *ibpd, int access)
 {
@@ -41,6 +58,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 	}
 	mr->access = access;
 	refcount_set(&mr->refs, 1);
+	INIT_WORK(&mr->release_work, sroce_mr_release_work);
 
 	/* The index is reserved now and published once the MR is whole. */
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
@@ -150,24 +168,6 @@ err_mr:
 	return ERR_PTR(err);
 }
 
-static void sroce_mr_free(struct sroce_mr *mr)
-{
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	kfree_rcu(mr, rcu);
-}
-
-/* The last engine reference went after deregistration. */
-static void sroce_mr_release_work(struct work_struct *work)
-{
-	struct sroce_mr *mr = container_of(work, struct sroce_mr, release_work);
-	struct ib_device *ibdev = mr->ibmr.device;
-
-	sroce_mr_free(mr);
-	put_device(&ibdev->dev);
-}
-
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibmr->device;
@@ -183,11 +183,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * Taken before the reference is dropped, which may be the last.
 	 */
 	get_device(&ibdev->dev);
-	INIT_WORK(&mr->release_work, sroce_mr_release_work);
-	if (refcount_dec_and_test(&mr->refs)) {
-		sroce_mr_free(mr);
-		put_device(&ibdev->dev);
-	}
+	if (refcount_dec_and_test(&mr->refs))
+		sroce_mr_release_work(&mr->release_work);
 	return 0;
 }
 
