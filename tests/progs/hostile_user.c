@@ -88,20 +88,10 @@ static struct ibv_qp *ud_qp(void)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x1111,
-	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY))
+	if (!qp || tl_connect_ud(qp, 0x1111, 0))
 		tl_die("UD QP");
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		tl_die("UD QP to RTR");
-	a.qp_state = IBV_QPS_RTS;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		tl_die("UD QP to RTS");
 	return qp;
 }
 

@@ -63,23 +63,6 @@ static void fill_area(int b, unsigned char seed)
 		middle(b)[i] = (unsigned char)(i * 7 + seed);
 }
 
-static int connect_ud(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = UD_QKEY,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = OWN_PSN;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 /* Every QP keeps receive WQEs posted into its own slice of the send page. */
 static void post_recvs(struct ibv_qp *qp, int n)
 {
@@ -227,7 +210,7 @@ int main(int argc, char **argv)
 		uc.access = IBV_ACCESS_REMOTE_WRITE;
 		if (init.qp_type == IBV_QPT_RC ? tl_connect_rc(qps[q], &conn) :
 		    init.qp_type == IBV_QPT_UC ? tl_connect_uc(qps[q], &uc) :
-		    connect_ud(qps[q]))
+		    tl_connect_ud(qps[q], UD_QKEY, OWN_PSN))
 			tl_die("connect");
 		post_recvs(qps[q], 2);
 	}
