@@ -6,13 +6,19 @@
 #   make              module + provider + test programs
 #   make kunit        KUnit suites under UML (scripts/kunit)
 #   make check        every test: style, KUnit, the VM suite (scripts/check)
+#   make check-debug  the VM suites, fuzzers and fault injection on the
+#                     debug lab kernel (scripts/check-debug; not in CI)
 #   make demo         boot the lab VM and show sroce0 (scripts/demo)
 #   make install      install module and provider on this host
 
 KVER ?= $(shell scripts/kver)
-KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build
 KSRC_CACHE ?= $(or $(SROCE_CACHE),/var/tmp/sroce-cache)
+# KVER=debug: the debug lab kernel of scripts/debug-kernel.
+ifeq ($(KVER),debug)
+KDIR ?= $(KSRC_CACHE)/debug-kernel/build
+endif
+KDIR ?= /lib/modules/$(KVER)/build
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m
 
@@ -26,7 +32,7 @@ PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
 PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all module provider test-progs kunit check demo install sparse \
+.PHONY: all module provider test-progs kunit check check-debug demo install sparse \
 	checkpatch style clean
 
 all: module provider test-progs
@@ -64,6 +70,9 @@ kunit:
 
 check:
 	scripts/check
+
+check-debug:
+	scripts/check-debug
 
 demo:
 	scripts/demo

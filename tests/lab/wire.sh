@@ -24,12 +24,12 @@ failed=0
 # scripts and counts their checks; a VM that fails counts one more.
 pair() {
 	local name=$1 port=$((20000 + RANDOM % 20000)) ra rb a
-	"$top/scripts/vm-run" --cpus 1 --timeout 900 --name hostA \
+	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-900}" --name hostA \
 		--mac 52:54:00:00:00:0a --nic "listen:$port" -- \
 		bash -c "$2" > "$logs/$name-A.log" 2>&1 &
 	a=$!
 	sleep 2
-	"$top/scripts/vm-run" --cpus 1 --timeout 900 --name hostB \
+	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-900}" --name hostB \
 		--mac 52:54:00:00:00:0b --nic "connect:$port" -- \
 		bash -c "$3" > "$logs/$name-B.log" 2>&1
 	rb=$?
