@@ -17,6 +17,9 @@
  *                          (the READ target)
  *   guards                 print "guards ok", or "guards bad BUF OFFSET"
  *                          for the first byte outside the MRs that changed
+ *   cycle Q S              move QP Q to RESET, then up to state S (0 RESET,
+ *                          1 INIT, 3 RTS, with two receive WQEs posted);
+ *                          print "cycled" (tests/vm/wire_fuzz.py)
  *   quit
  *
  * Q counts the RC QPs first (0..NUM_RC-1), then UC, then the one UD QP.
@@ -46,6 +49,7 @@ static struct ibv_qp *qps[NUM_QP];
 static struct ibv_mr *send_mr, *local_mr;
 static unsigned char *send_buf;
 static struct ibv_cq *cq;
+static struct tl_rc_conn conns[NUM_QP];
 
 static unsigned char *middle(int b)
 {
@@ -140,6 +144,44 @@ static void cmd_dump(const char *name)
 	printf("\n");
 }
 
+static int connect_qp(int q)
+{
+	struct tl_rc_conn uc = conns[q];
+
+	uc.access = IBV_ACCESS_REMOTE_WRITE;
+	switch (qps[q]->qp_type) {
+	case IBV_QPT_RC:
+		return tl_connect_rc(qps[q], &conns[q]);
+	case IBV_QPT_UC:
+		return tl_connect_uc(qps[q], &uc);
+	default:
+		return tl_connect_ud(qps[q], UD_QKEY, OWN_PSN);
+	}
+}
+
+static void cmd_cycle(int q, int state)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int err;
+
+	if (q < 0 || q >= NUM_QP) {
+		printf("error bad arguments\n");
+		return;
+	}
+	err = ibv_modify_qp(qps[q], &a, IBV_QP_STATE);
+	if (!err && state == IBV_QPS_INIT && qps[q]->qp_type != IBV_QPT_UD)
+		err = tl_to_init(qps[q], conns[q].access);
+	if (!err && state == IBV_QPS_RTS) {
+		err = connect_qp(q);
+		if (!err)
+			post_recvs(qps[q], 2);
+	}
+	if (err)
+		printf("error cycle %d\n", err);
+	else
+		printf("cycled\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init = {
@@ -148,11 +190,11 @@ int main(int argc, char **argv)
 	};
 	struct tl_rc_conn conn = {
 		.sq_psn = OWN_PSN, .rq_psn = PEER_PSN,
-		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
 		.timeout = 20, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .rd_atomic = 4,
 	};
-	struct tl_rc_conn uc;
 	struct ibv_mr *mr, *other_mr;
 	struct ibv_pd *pd, *other_pd;
 	struct ibv_context *ctx;
@@ -185,7 +227,8 @@ int main(int argc, char **argv)
 	if (!pd || !other_pd || !cq)
 		tl_die("setup");
 	mr = ibv_reg_mr(pd, middle(BUF_MR), PAGE, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC);
 	other_mr = ibv_reg_mr(other_pd, middle(BUF_OTHER), PAGE,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			      IBV_ACCESS_REMOTE_READ);
@@ -206,11 +249,8 @@ int main(int argc, char **argv)
 		if (!qps[q])
 			tl_die("ibv_create_qp");
 		conn.dest_qpn = PEER_QPN_BASE + q;
-		uc = conn;
-		uc.access = IBV_ACCESS_REMOTE_WRITE;
-		if (init.qp_type == IBV_QPT_RC ? tl_connect_rc(qps[q], &conn) :
-		    init.qp_type == IBV_QPT_UC ? tl_connect_uc(qps[q], &uc) :
-		    tl_connect_ud(qps[q], UD_QKEY, OWN_PSN))
+		conns[q] = conn;
+		if (connect_qp(q))
 			tl_die("connect");
 		post_recvs(qps[q], 2);
 	}
@@ -250,6 +290,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(word, "dump") &&
 			   sscanf(line, "%*s %15s", name) == 1) {
 			cmd_dump(name);
+		} else if (!strcmp(word, "cycle") &&
+			   sscanf(line, "%*s %d %d", &q, &i) == 2) {
+			cmd_cycle(q, i);
 		} else if (!strcmp(word, "guards")) {
 			cmd_guards();
 		} else if (!strcmp(word, "quit")) {
