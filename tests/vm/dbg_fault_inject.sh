@@ -1,0 +1,76 @@
+# Fault injection (debug lab kernel only: make check-debug runs it).
+# 1. fault_walk: every allocation of every verb fails in turn (fail-nth);
+#    each failure is a clean error or absorbed, and leaves no object.
+# 2. Traffic while the sroce workers and the traffic's processes see 10%
+#    of their slab and page allocations fail (failslab/fail_page_alloc
+#    with the task filter): nothing hangs, and once injection stops the
+#    objects return to the baseline, verified traffic runs, and
+#    rdma link delete and rmmod succeed. kmemleak is checked by the caller.
+. ./lib.sh
+F=/sys/kernel/debug
+if [ ! -e $F/failslab ] || [ ! -e $F/fail_page_alloc ]; then
+	echo "not ok - this kernel has no failslab/fail_page_alloc (use KVER=debug)"
+	exit 1
+fi
+inject() {	# inject PROBABILITY: both allocators, task-filtered, silent
+	local d
+	for d in $F/failslab $F/fail_page_alloc; do
+		echo "$1" > $d/probability
+		echo 1 > $d/interval
+		echo -1 > $d/times
+		echo 0 > $d/verbose
+		echo N > $d/ignore-gfp-wait
+		echo Y > $d/task-filter
+	done
+	echo 0 > $F/fail_page_alloc/min-order
+}
+inject 0
+make_veth v0 1
+rdma link add sroce0 type sroce netdev v0
+wait_for 10 have_gid ::ffff:192.0.2.1
+gidx=$(gid_index ::ffff:192.0.2.1)
+base=$(cat "$OBJECTS")
+
+timeout 900 "$T/fault_walk" sroce0 "$gidx"
+check "fault_walk ends with status 0" [ $? -eq 0 ]
+check "no object is left after the walk" wait_for 10 objects_at "$base"
+
+# The engine's own allocations and those of running traffic: once the
+# programs are set up, 10% of the allocations of the sroce workers and of
+# the programs' tasks fail. "times" counts down the failures injected.
+"$T/rc_integrity" sroce0 "$gidx" 4 300 1 $((256 << 10)) > /tmp/fi_rc.log 2>&1 &
+rc_pid=$!
+"$T/ud_test" sroce0 "$gidx" > /tmp/fi_ud.log 2>&1 &
+ud_pid=$!
+"$T/verbs_fuzz" sroce0 "$gidx" 40 7 > /tmp/fi_fz.log 2>&1 &
+fz_pid=$!
+sleep 3
+for p in $(pgrep '^sroce/') $rc_pid $ud_pid $fz_pid; do
+	for t in /proc/$p/task/*; do echo 1 > "$t/make-it-fail"; done
+done
+inject 10
+echo 1000000 > $F/failslab/times
+echo 1000000 > $F/fail_page_alloc/times
+status=()
+for p in $rc_pid $ud_pid $fz_pid; do
+	if wait_for 240 eval "[ ! -e /proc/$p ] || grep -q '^State:.*Z' /proc/$p/status"; then
+		wait "$p"
+		status+=("$?")
+	else
+		status+=(hung)
+		kill -9 "$p"
+	fi
+done
+injected=$((2000000 - $(cat $F/failslab/times) - $(cat $F/fail_page_alloc/times)))
+inject 0
+for p in $(pgrep '^sroce/'); do echo 0 > "/proc/$p/make-it-fail"; done
+grep -h 'ok - ' /tmp/fi_rc.log /tmp/fi_ud.log /tmp/fi_fz.log | head -n 20 | sed 's/^/# /'
+check "allocation failures were injected during the traffic ($injected)" [ "$injected" -gt 0 ]
+check "every program ended on its own (status rc, ud, fuzz: ${status[*]})" \
+	[ "${status[*]}" = "${status[*]//hung/}" ]
+check "the objects return to the baseline" wait_for 20 objects_at "$base"
+timeout 120 "$T/rc_integrity" sroce0 "$gidx" 2 50 2 $((256 << 10))
+check "without injection, verified RC traffic runs again" [ $? -eq 0 ]
+check "rdma link delete succeeds" timeout 30 rdma link delete sroce0
+check "rmmod sroce succeeds" timeout 30 rmmod sroce
+finish
