@@ -105,11 +105,15 @@ static inline int tl_to_init(struct ibv_qp *qp, int access)
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
-/* Moves an RC QP from RESET through INIT and RTR to RTS. */
-static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
-				    const struct tl_rc_conn *c,
-				    enum ibv_mtu mtu)
+/*
+ * Moves an RC or UC QP from RESET through INIT to RTR; RC QPs also take
+ * c's responder resources and RNR timer.
+ */
+static inline int tl_to_rtr(struct ibv_qp *qp, const struct tl_rc_conn *c,
+			    enum ibv_mtu mtu)
 {
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	struct ibv_qp_attr a = {};
 
 	if (tl_to_init(qp, c->access))
@@ -118,14 +122,24 @@ static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
 	a.path_mtu = mtu;
 	a.dest_qp_num = c->dest_qpn;
 	a.rq_psn = c->rq_psn;
-	a.max_dest_rd_atomic = c->rd_atomic;
-	a.min_rnr_timer = c->min_rnr_timer;
 	tl_set_av(&a.ah_attr, c->dgid, c->sgid_index);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.max_dest_rd_atomic = c->rd_atomic;
+		a.min_rnr_timer = c->min_rnr_timer;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* Moves an RC QP from RESET through INIT and RTR to RTS. */
+static inline int tl_connect_rc_mtu(struct ibv_qp *qp,
+				    const struct tl_rc_conn *c,
+				    enum ibv_mtu mtu)
+{
+	struct ibv_qp_attr a = {};
+
+	if (tl_to_rtr(qp, c, mtu))
 		return -1;
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = c->timeout;
 	a.retry_cnt = c->retry_cnt;
@@ -147,17 +161,8 @@ static inline int tl_connect_uc(struct ibv_qp *qp, const struct tl_rc_conn *c)
 {
 	struct ibv_qp_attr a = {};
 
-	if (tl_to_init(qp, c->access))
+	if (tl_to_rtr(qp, c, IBV_MTU_1024))
 		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = c->dest_qpn;
-	a.rq_psn = c->rq_psn;
-	tl_set_av(&a.ah_attr, c->dgid, c->sgid_index);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
-		return -1;
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = c->sq_psn;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);

@@ -113,11 +113,16 @@ def initial(seed):
     return bytes((i * 7 + seed) & 0xFF for i in range(PAGE))
 
 
-def enter_netns(name):
+def setns(fd):
+    """Moves this process into the network namespace open as fd."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    fd = os.open("/var/run/netns/" + name, os.O_RDONLY)
     if libc.setns(fd, 0x40000000) != 0:      # CLONE_NEWNET
         sys.exit("setns: " + os.strerror(ctypes.get_errno()))
+
+
+def enter_netns(name):
+    fd = os.open("/var/run/netns/" + name, os.O_RDONLY)
+    setns(fd)
     os.close(fd)
 
 

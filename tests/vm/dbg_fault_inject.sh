@@ -56,7 +56,7 @@ echo 1000000 > $F/failslab/times
 echo 1000000 > $F/fail_page_alloc/times
 status=()
 for p in $wf_pid $ud_pid $fz_pid; do
-	if wait_for 240 eval "[ ! -e /proc/$p ] || grep -q '^State:.*Z' /proc/$p/status"; then
+	if wait_for 240 ended "$p"; then
 		wait "$p"
 		status+=("$?")
 	else

@@ -40,6 +40,11 @@ wait_for() {
 	done
 }
 
+# ended PID: the process is gone, or a zombie waiting for its parent.
+ended() {
+	[ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
 dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }
 module_loaded() { [ -d /sys/module/sroce ]; }

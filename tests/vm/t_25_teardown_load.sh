@@ -9,9 +9,6 @@
 . ./lib.sh
 cycles=${SROCE_TEST_TEARDOWN_CYCLES:-6}
 hung=0 stuck=0 leaked=0
-ended() {	# ended PID: gone, or a zombie waiting for its parent
-	[ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
-}
 objects_gone() {
 	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
 }

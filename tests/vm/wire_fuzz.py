@@ -242,18 +242,13 @@ class Fuzzer:
         self.drain()
 
 
-def setns(fd):
-    if adv.ctypes.CDLL("libc.so.6", use_errno=True).setns(fd, 0x40000000):
-        sys.exit("setns failed")
-
-
 def verified_traffic(victim_bin, dev, gid_index, home, peer):
     """A fresh victim: WRITE, READ back and SEND, every byte compared.
     The victim starts in the namespace home; peer is the fuzzer's peer."""
     there = os.open("/proc/self/ns/net", os.O_RDONLY)
-    setns(home)
+    adv.setns(home)
     v = adv.Victim([victim_bin, dev, gid_index, adv.PEER_ADDR])
-    setns(there)
+    adv.setns(there)
     os.close(there)
     peer.drain()
     qpn = v.qpn[0]
