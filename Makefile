@@ -5,6 +5,8 @@
 #
 #   make              module + provider + test programs
 #   make kunit        KUnit suites under UML (scripts/kunit)
+#   make kunit-debug  the same with KASAN, lockdep and UBSAN (scripts/kunit
+#                     --debug; part of make check-debug)
 #   make check        every test: style, KUnit, the VM suite (scripts/check)
 #   make check-debug  the VM suites, fuzzers and fault injection on the
 #                     debug lab kernel (scripts/check-debug; not in CI)
@@ -32,7 +34,7 @@ PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
 PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all module provider test-progs kunit check check-debug demo install sparse \
+.PHONY: all module provider test-progs kunit kunit-debug check check-debug demo install sparse \
 	checkpatch style clean
 
 all: module provider test-progs
@@ -67,6 +69,9 @@ $(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h tests/progs/rings.h uapi
 
 kunit:
 	scripts/kunit
+
+kunit-debug:
+	scripts/kunit --debug
 
 check:
 	scripts/check
