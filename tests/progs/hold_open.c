@@ -5,8 +5,10 @@
  * the process is told (IBV_EVENT_DEVICE_FATAL within SECONDS), that the
  * device refuses new work afterwards, and that closing it still works.
  * Its CQ has gone round its ring once (four flushed receives on a ring of
- * four), so the zeroed page that replaces the ring after the removal
- * would be read as completions if a zero owner byte could mean one.
+ * four), so its next slots hold stale CQEs of the first pass and, after
+ * the removal, the ring stays mapped as the engine left it: polling must
+ * find no completion in either (and a zeroed page in its place would be
+ * read as completions if a zero owner byte could mean one).
  */
 #include <poll.h>
 #include <unistd.h>

@@ -201,9 +201,12 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
- * Nothing of the driver's is mapped into the process yet; the core zaps
- * user mappings itself. Having this op lets the core complete an
- * unregistration while processes still hold the device open.
+ * Having this op lets the core complete an unregistration while processes
+ * still hold the device open. There is nothing to zap: sroce_mmap() maps
+ * rings and the status page with remap_vmalloc_range(), not through
+ * rdma_user_mmap_io(), so the core does not track those mappings and they
+ * keep their pages, as the engine left them, until the process unmaps
+ * them (each mapped page holds a reference of its own).
  */
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {

@@ -6,10 +6,14 @@
  * - the kernel allocates every ring (zeroed pages charged to the memory
  *   cgroup of the process that creates the queue, mapped with
  *   VM_USERMAP) and maps it through an rdma_user_mmap_entry;
- * - a ring that has an mmap entry belongs to the entry: the core keeps the
- *   entry, and so the ring, until the entry is removed and the last
- *   mapping of it is gone (sroce_mmap_free()), so sroce_mmap() can never
- *   map pages that destroy or resize freed meanwhile;
+ * - a ring that has an mmap entry belongs to the entry and is freed by
+ *   sroce_mmap_free() once the entry is removed and no sroce_mmap() holds
+ *   it, so sroce_mmap() can never map pages that destroy or resize freed
+ *   meanwhile; a mapping that outlives the entry keeps the pages alone
+ *   (remap_vmalloc_range() takes a reference on each), so no process ever
+ *   maps freed memory. The core neither tracks nor zaps these mappings
+ *   (they are not made with rdma_user_mmap_io()): after the device is
+ *   removed a process still sees its rings as the engine left them;
  * - mappings of read-only entries (the engine status page) refuse
  *   VM_WRITE; entries that do not own their memory (that page) leave it
  *   to its owner.
