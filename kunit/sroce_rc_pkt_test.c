@@ -48,29 +48,29 @@ static void sroce_rc_pkt_len_test(struct kunit *test)
 static void sroce_rc_req_opcode_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND, 0, 1),
-			SROCE_OP_SEND_ONLY);
+			IB_OPCODE_SEND_ONLY);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_IMM, 0, 1),
-			SROCE_OP_SEND_ONLY_IMM);
+			IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND, 0, 3),
-			SROCE_OP_SEND_FIRST);
+			IB_OPCODE_SEND_FIRST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND, 1, 3),
-			SROCE_OP_SEND_MIDDLE);
+			IB_OPCODE_SEND_MIDDLE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_IMM, 2, 3),
-			SROCE_OP_SEND_LAST_IMM);
+			IB_OPCODE_SEND_LAST_WITH_IMMEDIATE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_WRITE, 0, 2),
-			SROCE_OP_WRITE_FIRST);
+			IB_OPCODE_RDMA_WRITE_FIRST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_WRITE, 1, 2),
-			SROCE_OP_WRITE_LAST);
+			IB_OPCODE_RDMA_WRITE_LAST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_WRITE_IMM, 0, 1),
-			SROCE_OP_WRITE_ONLY_IMM);
+			IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_WRITE_IMM, 1, 2),
-			SROCE_OP_WRITE_LAST_IMM);
+			IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_READ, 0, 5),
-			SROCE_OP_READ_REQUEST);
+			IB_OPCODE_RDMA_READ_REQUEST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_ATOMIC_CMP_SWP, 0, 1),
-			SROCE_OP_CMP_SWAP);
+			IB_OPCODE_COMPARE_SWAP);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_ATOMIC_FETCH_ADD, 0, 1),
-			SROCE_OP_FETCH_ADD);
+			IB_OPCODE_FETCH_ADD);
 	/* No second request packet for one-packet requests, none past the end. */
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_READ, 1, 5),
 			SROCE_RC_NO_OPCODE);
@@ -84,13 +84,13 @@ static void sroce_rc_req_opcode_test(struct kunit *test)
 static void sroce_rc_read_resp_opcode_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sroce_rc_read_resp_opcode(0, 1),
-			SROCE_OP_READ_RESP_ONLY);
+			IB_OPCODE_RDMA_READ_RESPONSE_ONLY);
 	KUNIT_EXPECT_EQ(test, sroce_rc_read_resp_opcode(0, 3),
-			SROCE_OP_READ_RESP_FIRST);
+			IB_OPCODE_RDMA_READ_RESPONSE_FIRST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_read_resp_opcode(1, 3),
-			SROCE_OP_READ_RESP_MIDDLE);
+			IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_read_resp_opcode(2, 3),
-			SROCE_OP_READ_RESP_LAST);
+			IB_OPCODE_RDMA_READ_RESPONSE_LAST);
 	KUNIT_EXPECT_EQ(test, sroce_rc_read_resp_opcode(3, 3),
 			SROCE_RC_NO_OPCODE);
 }
@@ -121,30 +121,30 @@ static void sroce_rc_seq_violations_test(struct kunit *test)
 {
 	/* A message cannot start in its middle or at its end. */
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_NONE,
-						SROCE_OP_SEND_MIDDLE),
+						IB_OPCODE_SEND_MIDDLE),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_NONE,
-						SROCE_OP_WRITE_LAST),
+						IB_OPCODE_RDMA_WRITE_LAST),
 			SROCE_RC_SEQ_INVALID);
 	/* Nothing else may interleave with an open SEND or WRITE. */
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_SEND,
-						SROCE_OP_WRITE_MIDDLE),
+						IB_OPCODE_RDMA_WRITE_MIDDLE),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_SEND,
-						SROCE_OP_SEND_ONLY),
+						IB_OPCODE_SEND_ONLY),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_WRITE,
-						SROCE_OP_READ_REQUEST),
+						IB_OPCODE_RDMA_READ_REQUEST),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_WRITE,
-						SROCE_OP_SEND_LAST),
+						IB_OPCODE_SEND_LAST),
 			SROCE_RC_SEQ_INVALID);
 	/* Responses and other transports are not requests of this QP. */
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_NONE,
-						SROCE_OP_ACK),
+						IB_OPCODE_ACKNOWLEDGE),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_NONE,
-						SROCE_OPC_UC | SROCE_OP_SEND_ONLY),
+						IB_OPCODE_UC | IB_OPCODE_SEND_ONLY),
 			SROCE_RC_SEQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sroce_rc_seq_next(SROCE_RC_SEQ_NONE, 0x1f),
 			SROCE_RC_SEQ_INVALID);
@@ -152,17 +152,19 @@ static void sroce_rc_seq_violations_test(struct kunit *test)
 
 static void sroce_rc_payload_ok_test(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(SROCE_OP_SEND_ONLY, 0, 1024));
-	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(SROCE_OP_SEND_ONLY, 1024, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_SEND_ONLY, 1025, 1024));
-	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(SROCE_OP_SEND_FIRST, 1024, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_SEND_FIRST, 1000, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_WRITE_MIDDLE, 1023, 1024));
-	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(SROCE_OP_WRITE_LAST, 1, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_WRITE_LAST, 0, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_WRITE_LAST_IMM, 2048, 1024));
-	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(SROCE_OP_READ_REQUEST, 0, 1024));
-	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(SROCE_OP_READ_REQUEST, 4, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(IB_OPCODE_SEND_ONLY, 0, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(IB_OPCODE_SEND_ONLY, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(IB_OPCODE_SEND_ONLY, 1025, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(IB_OPCODE_SEND_FIRST, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(IB_OPCODE_SEND_FIRST, 1000, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(IB_OPCODE_RDMA_WRITE_MIDDLE, 1023, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(IB_OPCODE_RDMA_WRITE_LAST, 1, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(IB_OPCODE_RDMA_WRITE_LAST, 0, 1024));
+	KUNIT_EXPECT_FALSE(test,
+			   sroce_rc_payload_ok(IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+					       2048, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_rc_payload_ok(IB_OPCODE_RDMA_READ_REQUEST, 0, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(IB_OPCODE_RDMA_READ_REQUEST, 4, 1024));
 	KUNIT_EXPECT_FALSE(test, sroce_rc_payload_ok(0x1f, 0, 1024));
 }
 

@@ -12,23 +12,23 @@ struct sroce_hdr_len_case {
 };
 
 static const struct sroce_hdr_len_case sroce_hdr_lens[] = {
-	{ SROCE_OP_SEND_ONLY, 12 },
-	{ SROCE_OP_SEND_ONLY_IMM, 16 },
-	{ SROCE_OP_SEND_ONLY_INV, 16 },
-	{ SROCE_OP_WRITE_FIRST, 28 },
-	{ SROCE_OP_WRITE_MIDDLE, 12 },
-	{ SROCE_OP_WRITE_LAST_IMM, 16 },
-	{ SROCE_OP_WRITE_ONLY_IMM, 32 },
-	{ SROCE_OP_READ_REQUEST, 28 },
-	{ SROCE_OP_READ_RESP_FIRST, 16 },
-	{ SROCE_OP_READ_RESP_MIDDLE, 12 },
-	{ SROCE_OP_ACK, 16 },
-	{ SROCE_OP_ATOMIC_ACK, 24 },
-	{ SROCE_OP_CMP_SWAP, 40 },
-	{ SROCE_OP_FETCH_ADD, 40 },
-	{ SROCE_OPC_UC | SROCE_OP_WRITE_ONLY, 28 },
-	{ SROCE_OPC_UD | SROCE_OP_SEND_ONLY, 20 },
-	{ SROCE_OPC_UD | SROCE_OP_SEND_ONLY_IMM, 24 },
+	{ IB_OPCODE_SEND_ONLY, 12 },
+	{ IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE, 16 },
+	{ IB_OPCODE_SEND_ONLY_WITH_INVALIDATE, 16 },
+	{ IB_OPCODE_RDMA_WRITE_FIRST, 28 },
+	{ IB_OPCODE_RDMA_WRITE_MIDDLE, 12 },
+	{ IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE, 16 },
+	{ IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 32 },
+	{ IB_OPCODE_RDMA_READ_REQUEST, 28 },
+	{ IB_OPCODE_RDMA_READ_RESPONSE_FIRST, 16 },
+	{ IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE, 12 },
+	{ IB_OPCODE_ACKNOWLEDGE, 16 },
+	{ IB_OPCODE_ATOMIC_ACKNOWLEDGE, 24 },
+	{ IB_OPCODE_COMPARE_SWAP, 40 },
+	{ IB_OPCODE_FETCH_ADD, 40 },
+	{ IB_OPCODE_UC | IB_OPCODE_RDMA_WRITE_ONLY, 28 },
+	{ IB_OPCODE_UD | IB_OPCODE_SEND_ONLY, 20 },
+	{ IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE, 24 },
 };
 
 static void sroce_hdr_len_test(struct kunit *test)
@@ -50,11 +50,11 @@ static void sroce_unknown_opcode_test(struct kunit *test)
 {
 	static const u8 unknown[] = {
 		0x15, 0x18, 0x1f, 0x40, 0x44, 0x81, 0xa0, 0xa4, 0xe0,
-		SROCE_OPC_UC | SROCE_OP_READ_REQUEST,
-		SROCE_OPC_UC | SROCE_OP_ACK,
-		SROCE_OPC_UC | SROCE_OP_SEND_ONLY_INV,
-		SROCE_OPC_UD | SROCE_OP_SEND_FIRST,
-		SROCE_OPC_UD | SROCE_OP_WRITE_ONLY,
+		IB_OPCODE_UC | IB_OPCODE_RDMA_READ_REQUEST,
+		IB_OPCODE_UC | IB_OPCODE_ACKNOWLEDGE,
+		IB_OPCODE_UC | IB_OPCODE_SEND_ONLY_WITH_INVALIDATE,
+		IB_OPCODE_UD | IB_OPCODE_SEND_FIRST,
+		IB_OPCODE_UD | IB_OPCODE_RDMA_WRITE_ONLY,
 	};
 	int i, known = 0;
 
@@ -164,21 +164,21 @@ static void sroce_parse_errors_test(struct kunit *test)
 	buf[0] = 0x15;
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, 20, &pkt), SROCE_PKT_BAD_OPCODE);
 
-	len = sroce_build(buf, SROCE_OP_SEND_ONLY, 0);
+	len = sroce_build(buf, IB_OPCODE_SEND_ONLY, 0);
 	buf[1] |= 0x01;
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 4, &pkt), SROCE_PKT_BAD_TVER);
 
 	/* A READ request needs its RETH. */
-	len = sroce_build(buf, SROCE_OP_READ_REQUEST, 0);
+	len = sroce_build(buf, IB_OPCODE_RDMA_READ_REQUEST, 0);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 3, &pkt), SROCE_PKT_TOO_SHORT);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 4, &pkt), SROCE_PKT_OK);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 8, &pkt), SROCE_PKT_BAD_PAYLOAD);
 
-	len = sroce_build(buf, SROCE_OP_ACK, 2);
+	len = sroce_build(buf, IB_OPCODE_ACKNOWLEDGE, 2);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 6, &pkt), SROCE_PKT_BAD_PAD);
 
 	/* Pad larger than what follows the headers. */
-	len = sroce_build(buf, SROCE_OP_SEND_ONLY, 3);
+	len = sroce_build(buf, IB_OPCODE_SEND_ONLY, 3);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 2 + 4, &pkt), SROCE_PKT_TOO_SHORT);
 	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len + 3 + 4, &pkt), SROCE_PKT_OK);
 	KUNIT_EXPECT_EQ(test, pkt.payload_len, 0);

@@ -52,7 +52,7 @@ static void sroce_rxe_parse_test(struct kunit *test)
 		l3 = f->frame + ETH_HLEN_;
 		ip = sroce_ip_hdr_len(l3);
 		KUNIT_EXPECT_EQ_MSG(test, get_unaligned_be16(l3 + ip + 2),
-				    SROCE_ROCE_UDP_PORT, "%s", f->what);
+				    ROCE_V2_UDP_DPORT, "%s", f->what);
 		bth = l3 + ip + UDP_HLEN_;
 		len = f->len - ETH_HLEN_ - ip - UDP_HLEN_;
 
@@ -81,7 +81,7 @@ static void sroce_rxe_pad_test(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(sroce_rxe_frames); i++) {
 		f = &sroce_rxe_frames[i];
-		if (f->opcode != SROCE_OP_SEND_ONLY || !strstr(f->what, "_s6"))
+		if (f->opcode != IB_OPCODE_SEND_ONLY || !strstr(f->what, "_s6"))
 			continue;
 		l3 = f->frame + ETH_HLEN_;
 		ip = sroce_ip_hdr_len(l3);

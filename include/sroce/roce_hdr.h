@@ -11,9 +11,9 @@
 #ifndef SROCE_ROCE_HDR_H
 #define SROCE_ROCE_HDR_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
-
-#define SROCE_ROCE_UDP_PORT 4791
+#include <rdma/ib_pack.h>
 
 #define SROCE_BTH_LEN 12
 #define SROCE_DETH_LEN 8
@@ -25,37 +25,12 @@
 #define SROCE_IETH_LEN 4
 #define SROCE_ICRC_LEN 4
 
-/* Transport service in the top three opcode bits. */
-#define SROCE_OPC_RC 0x00
-#define SROCE_OPC_UC 0x20
-#define SROCE_OPC_UD 0x60
+/*
+ * Opcodes are <rdma/ib_pack.h>'s: the transport service (IB_OPCODE_RC,
+ * _UC, _UD) in the top three bits, the operation (IB_OPCODE_SEND_FIRST
+ * and the rest) in the low five.
+ */
 #define SROCE_OPC_SERVICE_MASK 0xe0
-
-enum sroce_opcode {
-	SROCE_OP_SEND_FIRST = 0x00,
-	SROCE_OP_SEND_MIDDLE = 0x01,
-	SROCE_OP_SEND_LAST = 0x02,
-	SROCE_OP_SEND_LAST_IMM = 0x03,
-	SROCE_OP_SEND_ONLY = 0x04,
-	SROCE_OP_SEND_ONLY_IMM = 0x05,
-	SROCE_OP_WRITE_FIRST = 0x06,
-	SROCE_OP_WRITE_MIDDLE = 0x07,
-	SROCE_OP_WRITE_LAST = 0x08,
-	SROCE_OP_WRITE_LAST_IMM = 0x09,
-	SROCE_OP_WRITE_ONLY = 0x0a,
-	SROCE_OP_WRITE_ONLY_IMM = 0x0b,
-	SROCE_OP_READ_REQUEST = 0x0c,
-	SROCE_OP_READ_RESP_FIRST = 0x0d,
-	SROCE_OP_READ_RESP_MIDDLE = 0x0e,
-	SROCE_OP_READ_RESP_LAST = 0x0f,
-	SROCE_OP_READ_RESP_ONLY = 0x10,
-	SROCE_OP_ACK = 0x11,
-	SROCE_OP_ATOMIC_ACK = 0x12,
-	SROCE_OP_CMP_SWAP = 0x13,
-	SROCE_OP_FETCH_ADD = 0x14,
-	SROCE_OP_SEND_LAST_INV = 0x16,
-	SROCE_OP_SEND_ONLY_INV = 0x17,
-};
 
 /*
  * The P_Key table holds the default key alone (0xffff, full member): a

@@ -4,25 +4,9 @@
 # the same netdev (a veth), and prints each result with the ratio.
 set -u
 iters=${SROCE_BENCH_ITERS:-2000}
-ip link add v0 type veth peer name v0p
-ip link set v0p up
-ip link set v0 up
-ip addr add 192.0.2.1/24 dev v0
-sleep 1
-
-# perf DEV TOOL ARGS...: the client's result line, or nothing.
-perf() {
-	local dev=$1 tool=$2
-	shift 2
-	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" > /tmp/bench-srv.log 2>&1 &
-	sleep 2
-	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" 127.0.0.1 > /tmp/bench-cli.log 2>&1
-	wait
-	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/bench-cli.log | tail -n 1
-}
-
-# field N of a result line
-col() { awk -v n="$1" '{ print $n }'; }
+# shellcheck source=scripts/lab/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_veth
 
 # Busy CPU time of the whole VM so far, in clock ticks (all CPUs).
 busy_ticks() {
@@ -72,12 +56,7 @@ row() {	# row NAME KEY HIGHER_IS_BETTER
 	if [ "$3" = 1 ]; then q=$(ratio "$b" "$a"); else q=$(ratio "$a" "$b"); fi
 	printf '%-34s %12s %12s %8s\n' "$1" "${a:-fail}" "${b:-fail}" "$q"
 }
-row "ib_write_bw 64KiB MB/s" write_bw 1
-row "ib_write_bw 64B Mpps" write_rate 1
-row "ib_send_lat 64B typical us" send_lat 0
-row "ib_read_bw 64KiB MB/s" read_bw 1
-row "ib_send_bw 64KiB MB/s" send_bw 1
-row "ib_atomic_bw Mpps" atomic_rate 1
+bench_rows
 row "CPU s per GB (ib_write_bw 64KiB)" cpu_per_gb 0
 row "idle VM CPU % (device up, no traffic)" idle_cpu 0
 echo "(ratio: how many times better sroce is; same-host, TCG, $iters iterations)"

@@ -27,6 +27,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include <net/dst_cache.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/mtu.h>
 #include <sroce/rc_pkt.h>
 #include <sroce/wqe.h>
 
@@ -52,13 +53,11 @@ struct page_pool;
 /* The destination QPN of a datagram to a multicast group. */
 #define SROCE_MCAST_QPN 0xffffff
 /*
- * Wire RC: unacknowledged packets a requester may have in flight. At a
- * 4096-byte MTU that is 4 MiB, the device's TX limit (sroce_net.c). The
- * lab VMs' round trip under load is milliseconds; 256 packets measured
- * about 4% lower there (medians of 5 alternated runs, within one boot's
- * noise), and only 256 KiB at a 1024-byte MTU.
+ * RC: unacknowledged PSNs a requester may have in flight. On the wire at a
+ * 4096-byte MTU that is 4 MiB, the device's TX limit (sroce_link.h); on
+ * the shortcut a PSN is a whole message.
  */
-#define SROCE_WIRE_WINDOW 1024
+#define SROCE_RC_WINDOW 1024
 /* QPNs are unique across all sroce devices; 0 and 1 are SMI and GSI. */
 #define SROCE_GSI_QPN 1
 /* Q_Keys with the MSB set are privileged (IB_QP1_QKEY is one). */
@@ -179,6 +178,25 @@ static inline void sroce_ring_publish(u32 *index, u32 value)
 	smp_store_release(index, value);
 }
 
+/*
+ * Takes the oldest node of a lock-free list that any context adds to and
+ * one consumer takes from: batch holds what the consumer took from head
+ * (in the order added) and has not yet returned. NULL when both are empty.
+ */
+static inline struct llist_node *sroce_llist_pop(struct llist_head *head,
+						 struct llist_node **batch)
+{
+	struct llist_node *node = *batch;
+
+	if (!node) {
+		if (llist_empty(head))
+			return NULL;
+		node = llist_reverse_order(llist_del_all(head));
+	}
+	*batch = node->next;
+	return node;
+}
+
 static inline u32 sroce_queue_slots(const struct sroce_queue *q)
 {
 	return 1U << q->log_slots;
@@ -199,6 +217,12 @@ struct sroce_cq {
 	bool overflowed;
 	bool is_user;
 };
+
+/* The owner byte a CQE at index carries: flips with every lap. */
+static inline u8 sroce_cqe_owner(const struct sroce_queue *q, u32 index)
+{
+	return ((index >> q->log_slots) & 1) ^ 1;
+}
 
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -222,9 +246,9 @@ struct sroce_mr {
 	struct work_struct release_work;
 };
 
-/* The bit a kick sets in kick_pending when it finds the lock taken. */
-#define SROCE_KICK_NOTED 0
-/* The bit a kick sets before it wakes a worker that said it sleeps. */
+/* The bit a kick sets in pending when it finds the lock taken. */
+#define SROCE_WORKER_KICK_NOTED 0
+/* The bit a wake sets before it wakes a worker that said it sleeps. */
 #define SROCE_WORKER_WOKEN 1
 
 /* An engine worker: owns a set of QPs and runs their contexts. */
@@ -239,7 +263,7 @@ struct sroce_worker {
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/* A kick found the lock taken: a kicking runner goes again. */
-	unsigned long kick_pending;	/* bits SROCE_KICK_NOTED, _WORKER_WOKEN */
+	unsigned long pending;	/* bits SROCE_WORKER_KICK_NOTED, _WOKEN */
 	/*
 	 * A QP's wire work waited for the TX socket during the last check
 	 * before sleeping: the stack frees our skbs without telling us, so
@@ -291,7 +315,7 @@ struct sroce_swqe {
  * keeps answered entries as the history duplicate atomics replay from.
  */
 struct sroce_rd_resp {
-	u8 opcode;			/* SROCE_OP_READ_REQUEST or an atomic */
+	u8 opcode;			/* IB_OPCODE_RDMA_READ_REQUEST or an atomic */
 	u32 psn;			/* the request's, the first response's */
 	u32 npkts;
 	u32 sent;			/* response packets sent */
@@ -332,19 +356,84 @@ struct sroce_ud_dest {
 	unsigned long expires;		/* jiffies; 0: nothing cached */
 };
 
+struct sroce_transport;
+
+/*
+ * The requester's state (sroce_rc_req.c, and the UD send context), owned
+ * by the QP's worker. SQ indices, in ring order: sq_retire <= sq_next <=
+ * sq_fetched <= producer; [sq_retire, sq_next) are in flight, [sq_next,
+ * sq_fetched) were copied and are to be (re)sent. WQE i occupies PSNs
+ * [psn, psn + npkts); una_psn is the oldest PSN not acknowledged; tx_pkt
+ * counts the packets of WQE sq_next already sent.
+ */
+struct sroce_requester {
+	u32 sq_retire;
+	u32 sq_next;
+	u32 sq_fetched;
+	/*
+	 * The send context stopped at a WQE that only a completion can let
+	 * go (a failed WQE behind others in flight, the READ/atomic limit, a
+	 * fence): the next WQE is no work until one retires or it goes back.
+	 */
+	bool sq_blocked;
+	u32 req_psn;			/* PSN the next fetched WQE gets */
+	u32 una_psn;
+	u32 sent_psn;			/* one past the furthest PSN sent */
+	u32 tx_pkt;
+	u32 rd_outstanding;		/* READs/atomics sent, not done */
+	u32 goback_psn;			/* last go-back, to send it once */
+	bool goback_valid;
+	u32 rnr_retries;
+	u32 retries;
+	bool rnr_wait;			/* resend_at is an RNR wait */
+	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
+	struct timer_list timer;
+};
+
+/*
+ * The responder's state (sroce_rc_resp.c), owned by the QP's worker: the
+ * message being received, what to answer, and the READ/atomic history.
+ */
+struct sroce_responder {
+	u32 rx_expected_psn;
+	enum sroce_rc_seq rx_seq;
+	u32 rx_off;
+	u32 msn;
+	bool nak_sent;			/* for rx_expected_psn; once */
+	bool ack_pending;
+	bool ctrl_pending;		/* a NAK/RNR NAK waits to be sent */
+	u8 ctrl_syndrome;
+	u32 ctrl_psn;
+	bool rx_have_wqe;
+	unsigned int rx_nseg;
+	u32 rx_cap;
+	u64 rx_wr_id;
+	struct sroce_seg rx_segs[SROCE_MAX_SGE];
+	struct sroce_seg rx_write;	/* the WRITE being received, whole */
+	u32 rd_head;			/* next free entry of rd */
+	u32 rd_tail;			/* next entry to answer */
+	struct sroce_rd_resp rd[SROCE_MAX_RD_ATOMIC];
+};
+
+/* A user QP's kick: its eventfd and what a write to it runs (sroce_kick.c). */
+struct sroce_kick {
+	struct eventfd_ctx *ctx;	/* NULL without one */
+	struct wait_queue_entry wait;
+	struct callback_head work;
+	unsigned long flags;
+	u32 rx_psn;	/* rx_expected_psn as the last kick began; a hint */
+};
+
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_dev *sdev;
 	struct sroce_worker *worker;
+	const struct sroce_transport *transport;	/* set by the engine */
 	struct list_head worker_node;	/* on worker->qps */
-	refcount_t refs;		/* the engine's and in-flight messages' */
+	refcount_t refs;		/* the engine's and in-flight packets' */
 	struct completion released;
 	bool is_user;
-	/* The kick eventfd (sroce_kick.c); NULL without one. */
-	struct eventfd_ctx *kick_ctx;
-	struct wait_queue_entry kick_wait;
-	struct callback_head kick_work;
-	unsigned long kick_flags;
+	struct sroce_kick kick;
 
 	struct sroce_queue sq;
 	struct sroce_queue rq;
@@ -365,78 +454,31 @@ struct sroce_qp {
 	bool wire_counted;		/* in its worker's num_wire_qps */
 	struct sroce_path path;
 
-	/*
-	 * Send context, owned by the worker. SQ indices, in ring order:
-	 * sq_retire <= sq_next <= sq_fetched <= producer; [sq_retire,
-	 * sq_next) are in flight, [sq_next, sq_fetched) were copied and are
-	 * to be (re)sent. The message of index i carries PSN sq_psn + i.
-	 */
-	u32 sq_retire;
-	u32 sq_next;
-	u32 sq_fetched;
-	u32 rnr_retries;
-	u32 retries;
-	/*
-	 * The send context stopped at a WQE that only a completion can let
-	 * go (a failed WQE behind others in flight, the READ/atomic limit, a
-	 * fence): the next WQE is no work until one retires or it goes back.
-	 */
-	bool sq_blocked;
-	bool rnr_wait;			/* resend_at is an RNR wait */
-	/*
-	 * Counts resets: a shortcut answer to a request sent before the
-	 * last reset names an SQ index that means another WQE now.
-	 */
-	u32 reset_gen;
-	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
-	struct timer_list timer;
+	struct sroce_requester req;
+	struct sroce_responder resp;
 
-	/* Released shortcut messages, see sroce_lmsg_alloc(). */
+	/*
+	 * What arrives for the QP, by link. The shortcut: rx (descriptors),
+	 * rx_batch (taken from rx, not yet handled). The wire: rx_skbs
+	 * (filled by the UDP socket), rx_pending (taken from rx_skbs, the
+	 * worker's). UD datagrams from the shortcut: ud_rx, ud_batch.
+	 */
+	struct llist_head rx;
+	struct llist_node *rx_batch;
+	struct sk_buff_head rx_skbs;
+	struct sk_buff_head rx_pending;
+	/* The wire: the payload of the packet being handled, in its skb. */
+	struct sroce_seg rx_kseg[MAX_SKB_FRAGS + 1];
+	struct llist_head ud_rx;
+	struct llist_node *ud_batch;
+	atomic_t ud_rx_len;		/* at most SROCE_RX_QUEUE_MAX */
+	/* UD: the last destination. */
+	struct sroce_ud_dest ud_dest;
+	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
-	u32 kick_rx_psn;	/* rx_expected_psn as the last kick began; a hint */
-
-	/* Receive context, owned by the worker, fed through rx. */
-	struct llist_head rx;
-	/* UD: datagrams from the shortcut, and the last destination. */
-	struct llist_head ud_rx;
-	atomic_t ud_rx_len;		/* at most SROCE_RX_QUEUE_MAX */
-	struct sroce_ud_dest ud_dest;
-	u32 rx_expected_psn;
-	u32 last_atomic_psn;		/* for replaying a duplicate atomic */
-	u64 last_atomic_orig;
-
-	/*
-	 * The wire (sroce_rc.c). Requester: WQE i occupies PSNs [psn, psn +
-	 * npkts); una_psn is the oldest PSN not acknowledged; tx_pkt counts
-	 * the packets of WQE sq_next already sent.
-	 */
-	struct sk_buff_head rx_skbs;	/* filled by the UDP socket */
-	u32 req_psn;			/* PSN the next fetched WQE gets */
-	u32 una_psn;
-	u32 sent_psn;			/* one past the furthest PSN sent */
-	u32 tx_pkt;
-	u32 rd_outstanding;		/* READs/atomics sent, not done */
-	u32 goback_psn;			/* last go-back, to send it once */
-	bool goback_valid;
-	/* Responder: the message being received and what to answer. */
-	enum sroce_rc_seq rx_seq;
-	u32 rx_off;
-	u32 msn;
-	bool nak_sent;			/* for rx_expected_psn; once */
-	bool ack_pending;
-	bool ctrl_pending;		/* a NAK/RNR NAK waits to be sent */
-	u8 ctrl_syndrome;
-	u32 ctrl_psn;
-	bool rx_have_wqe;
-	unsigned int rx_nseg;
-	u32 rx_cap;
-	u64 rx_wr_id;
-	struct sroce_seg rx_segs[SROCE_MAX_SGE];
-	struct sroce_seg rx_write;	/* the WRITE being received, whole */
-	u32 rd_head;			/* next free entry of rd */
-	u32 rd_tail;			/* next entry to answer */
-	struct sroce_rd_resp rd[SROCE_MAX_RD_ATOMIC];
+	/* One kept for an answer while the worker runs the QP. */
+	struct sroce_lmsg *lmsg_parked;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
@@ -528,11 +570,21 @@ enum sroce_stat {
 	SROCE_STAT_COUNT
 };
 
-/* sroce_main.c */
+/* sroce_stats.c (a leaf) */
 void sroce_stat_add(enum sroce_stat stat, u64 n);
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
-void sroce_defer_work(struct work_struct *work);
+struct dentry;
+void sroce_stats_debugfs(struct dentry *dir);
+
+/* sroce_defer.c (a leaf): the module's workqueue; false if queued already. */
+int sroce_defer_init(void);
+void sroce_defer_exit(void);
+bool sroce_defer_work(struct work_struct *work);
+
+/* sroce_dev_table.c */
+extern struct list_head sroce_devices;
+extern struct mutex sroce_devices_lock;
 
 int sroce_ifindex_by_gid(const union ib_gid *gid);
 
@@ -562,9 +614,26 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void sroce_mcast_detach_all(struct sroce_qp *qp);
+
+/* sroce_mcast_table.c */
+#define SROCE_MCAST_MAX_ATTACH 16	/* QPs per group */
+
+struct sroce_mcg {
+	struct list_head node;		/* on sroce_mcgs */
+	int ifindex;
+	union ib_gid mgid;
+	unsigned int num_qps;
+	struct sroce_qp *qps[SROCE_MCAST_MAX_ATTACH];
+};
+
+extern spinlock_t sroce_mcast_lock;	/* sroce_mcgs and each group's qps */
+extern struct list_head sroce_mcgs;
+bool sroce_gid_is_v4(const union ib_gid *gid);
 bool sroce_mcast_gid_ok(const union ib_gid *gid);
-bool sroce_mcast_rx(struct net_device *ndev, const union ib_gid *mgid,
-		    struct sk_buff *skb);
+struct sroce_mcg *sroce_mcg_find(int ifindex, const union ib_gid *mgid);
+int sroce_mcg_count(int ifindex);
+unsigned int sroce_mcast_members(int ifindex, const union ib_gid *mgid,
+				 struct sroce_qp **members);
 
 /* sroce_pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -624,6 +693,9 @@ struct sroce_qp *sroce_qp_get(u32 qpn);
 struct sroce_qp *sroce_gsi_qp_get(int ifindex);
 struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex);
 struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn);
+int sroce_qp_table_reserve(struct sroce_qp *qp, enum ib_qp_type type, u32 *qpn);
+void sroce_qp_table_publish(struct sroce_qp *qp);
+void sroce_qp_table_erase(struct sroce_qp *qp);
 void sroce_qp_put(struct sroce_qp *qp);
 
 /* sroce_engine.c */
@@ -631,7 +703,6 @@ int sroce_engine_start(struct sroce_dev *sdev);
 void sroce_engine_stop(struct sroce_dev *sdev);
 void sroce_engine_add_qp(struct sroce_qp *qp);
 void sroce_engine_remove_qp(struct sroce_qp *qp);
-void sroce_engine_kick(struct sroce_worker *w);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
@@ -639,6 +710,8 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 void sroce_engine_set_wire(struct sroce_qp *qp, bool wire);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
+void sroce_engine_register(enum ib_qp_type type,
+			   const struct sroce_transport *transport);
 
 /* sroce_net.c */
 int sroce_net_open(struct sroce_dev *sdev);
@@ -648,20 +721,20 @@ int sroce_net_path_fill(struct sroce_path *path,
 			const struct ib_gid_attr *sgid, const u8 *dgid,
 			u8 traffic_class, u8 hop_limit, u32 flow_label);
 void sroce_net_path_clear(struct sroce_qp *qp);
+void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
 struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
 				      const struct bio_vec *payload,
 				      unsigned int npieces, u32 len, u8 pad);
 int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_net_tx_full(struct sroce_dev *sdev);
-void sroce_net_icrc_choose(void);
-void sroce_net_icrc_release(void);
 
-/* sroce_rc.c */
-void sroce_rc_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
+/* The port's path MTU in bytes, the largest UD message. */
+static inline u32 sroce_port_mtu(struct sroce_dev *sdev)
+{
+	return sroce_path_mtu_for_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
+}
 
-/* sroce_device.c: the port's path MTU in bytes, the largest UD message. */
-u32 sroce_port_mtu(struct sroce_dev *sdev);
 void sroce_status_update(struct sroce_dev *sdev);
 
 /* sroce_udata.c */

@@ -15,11 +15,6 @@
 #include <linux/log2.h>
 #include "sroce.h"
 
-static u8 sroce_cqe_owner(const struct sroce_queue *q, u32 index)
-{
-	return ((index >> q->log_slots) & 1) ^ 1;
-}
-
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
@@ -150,67 +145,6 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	sroce_obj_dec(SROCE_OBJ_CQ);
 	return 0;
-}
-
-static bool sroce_cqe_wants_event(u32 arm, const struct sroce_cqe *cqe)
-{
-	if (!(arm & 1))
-		return true;
-	return (cqe->flags & SROCE_CQE_SOLICITED) ||
-	       cqe->status != IB_WC_SUCCESS;
-}
-
-void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
-{
-	struct sroce_queue *q = &cq->q;
-	struct sroce_cqe *slot;
-	bool event = false, overflow = false;
-	unsigned long flags;
-	u32 consumer, arm;
-
-	spin_lock_irqsave(&cq->lock, flags);
-	consumer = sroce_ring_read_index(&q->hdr->consumer);
-	if (q->index - consumer >= sroce_queue_slots(q)) {
-		overflow = !cq->overflowed;
-		cq->overflowed = true;
-		goto unlock;
-	}
-	slot = sroce_queue_slot(q, q->index);
-	slot->wr_id = cqe->wr_id;
-	slot->status = cqe->status;
-	slot->opcode = cqe->opcode;
-	slot->flags = cqe->flags;
-	slot->byte_len = cqe->byte_len;
-	slot->imm_data = cqe->imm_data;
-	slot->qp_num = cqe->qp_num;
-	slot->src_qp = cqe->src_qp;
-	slot->vendor_err = cqe->vendor_err;
-	/* The CQE before its owner byte; pairs with the consumer's acquire. */
-	smp_store_release(&slot->owner, sroce_cqe_owner(q, q->index));
-	q->index++;
-	sroce_ring_publish(&q->hdr->producer, q->index);
-
-	/* Pairs with the consumer's barrier between arming and polling. */
-	smp_mb();
-	arm = READ_ONCE(q->hdr->cq_arm);
-	if ((arm >> 1) != cq->armed_seq && sroce_cqe_wants_event(arm, cqe)) {
-		cq->armed_seq = arm >> 1;
-		event = true;
-	}
-unlock:
-	spin_unlock_irqrestore(&cq->lock, flags);
-
-	if (overflow && cq->ibcq.event_handler) {
-		struct ib_event ev = {
-			.device = cq->ibcq.device,
-			.element.cq = &cq->ibcq,
-			.event = IB_EVENT_CQ_ERR,
-		};
-
-		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	}
-	if (event && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 /* Kernel consumers only: user CQs are polled in userspace. */

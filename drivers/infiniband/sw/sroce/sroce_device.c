@@ -65,11 +65,6 @@ bool sroce_port_active(struct sroce_dev *sdev)
 		       SROCE_MIN_PATH_MTU + SROCE_MAX_ROCE_OVERHEAD;
 }
 
-u32 sroce_port_mtu(struct sroce_dev *sdev)
-{
-	return sroce_path_mtu_for_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
-}
-
 /* What the status page tells providers about the port. */
 void sroce_status_update(struct sroce_dev *sdev)
 {

@@ -26,6 +26,7 @@
 #include <linux/task_work.h>
 #include "sroce.h"
 #include "sroce_engine.h"
+#include "sroce_wake.h"
 
 #define SROCE_KICK_QUEUED 0
 
@@ -36,10 +37,10 @@ struct sroce_kick_poll {
 
 static void sroce_kick_task_work(struct callback_head *cb)
 {
-	struct sroce_qp *qp = container_of(cb, struct sroce_qp, kick_work);
+	struct sroce_qp *qp = container_of(cb, struct sroce_qp, kick.work);
 
 	/* A write from here on queues a new pass. */
-	clear_bit(SROCE_KICK_QUEUED, &qp->kick_flags);
+	clear_bit(SROCE_KICK_QUEUED, &qp->kick.flags);
 	smp_mb__after_atomic();	/* the flag, then the rings the pass reads */
 	sroce_engine_run(qp);
 	sroce_qp_put(qp);
@@ -54,25 +55,25 @@ static bool sroce_kick_from_user_thread(void)
 static int sroce_kick_wake(struct wait_queue_entry *wait, unsigned int mode,
 			   int sync, void *key)
 {
-	struct sroce_qp *qp = container_of(wait, struct sroce_qp, kick_wait);
+	struct sroce_qp *qp = container_of(wait, struct sroce_qp, kick.wait);
 	u64 count;
 
 	if (!(key_to_poll(key) & EPOLLIN))
 		return 0;
 	/* The count means nothing: keep it from ever blocking a writer. */
-	eventfd_ctx_do_read(qp->kick_ctx, &count);
+	eventfd_ctx_do_read(qp->kick.ctx, &count);
 
 	if (sroce_kick_from_user_thread() &&
-	    !test_and_set_bit(SROCE_KICK_QUEUED, &qp->kick_flags)) {
+	    !test_and_set_bit(SROCE_KICK_QUEUED, &qp->kick.flags)) {
 		refcount_inc(&qp->refs);
-		init_task_work(&qp->kick_work, sroce_kick_task_work);
-		if (!task_work_add(current, &qp->kick_work, TWA_RESUME))
+		init_task_work(&qp->kick.work, sroce_kick_task_work);
+		if (!task_work_add(current, &qp->kick.work, TWA_RESUME))
 			return 0;
-		clear_bit(SROCE_KICK_QUEUED, &qp->kick_flags);
+		clear_bit(SROCE_KICK_QUEUED, &qp->kick.flags);
 		sroce_qp_put(qp);
 	}
 	sroce_stat_add(SROCE_STAT_KICK_WAKES, 1);
-	sroce_engine_kick(qp->worker);
+	sroce_worker_wake(qp->worker);
 	return 0;
 }
 
@@ -81,7 +82,7 @@ static void sroce_kick_queue(struct file *file, wait_queue_head_t *wqh,
 {
 	struct sroce_kick_poll *kp = container_of(pt, struct sroce_kick_poll, pt);
 
-	add_wait_queue(wqh, &kp->qp->kick_wait);
+	add_wait_queue(wqh, &kp->qp->kick.wait);
 }
 
 /* The QP must be ready for the engine: a write may come at once. */
@@ -99,8 +100,8 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 		fdput(f);
 		return PTR_ERR(ctx);
 	}
-	qp->kick_ctx = ctx;
-	init_waitqueue_func_entry(&qp->kick_wait, sroce_kick_wake);
+	qp->kick.ctx = ctx;
+	init_waitqueue_func_entry(&qp->kick.wait, sroce_kick_wake);
 	init_poll_funcptr(&kp.pt, sroce_kick_queue);
 	vfs_poll(f.file, &kp.pt);
 	fdput(f);
@@ -111,9 +112,9 @@ void sroce_kick_detach(struct sroce_qp *qp)
 {
 	u64 count;
 
-	if (!qp->kick_ctx)
+	if (!qp->kick.ctx)
 		return;
-	eventfd_ctx_remove_wait_queue(qp->kick_ctx, &qp->kick_wait, &count);
-	eventfd_ctx_put(qp->kick_ctx);
-	qp->kick_ctx = NULL;
+	eventfd_ctx_remove_wait_queue(qp->kick.ctx, &qp->kick.wait, &count);
+	eventfd_ctx_put(qp->kick.ctx);
+	qp->kick.ctx = NULL;
 }

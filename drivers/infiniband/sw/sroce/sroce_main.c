@@ -23,6 +23,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
 #include "sroce.h"
+#include "sroce_engine.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 HCA");
@@ -56,101 +57,8 @@ static void sroce_limits_init(struct sroce_limits *lim)
 	lim->max_ah = clamp_t(u32, READ_ONCE(max_ah), 1, SROCE_MAX_AH);
 }
 
-static LIST_HEAD(sroce_devices);
-static DEFINE_MUTEX(sroce_devices_lock);
-static struct workqueue_struct *sroce_wq;
 static struct dentry *sroce_debugfs;
-static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
-/* Per CPU: counted on every packet, from any context, with no shared line. */
-static DEFINE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
 
-static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
-	[SROCE_STAT_KICKS] = "kicks",
-	[SROCE_STAT_WQES] = "wqes",
-	[SROCE_STAT_SLEEPS] = "sleeps",
-	[SROCE_STAT_TX_PKTS] = "tx_packets",
-	[SROCE_STAT_TX_ERRORS] = "tx_errors",
-	[SROCE_STAT_RX_PKTS] = "rx_packets",
-	[SROCE_STAT_RX_DROP_MALFORMED] = "rx_drop_malformed",
-	[SROCE_STAT_RX_DROP_ICRC] = "rx_drop_icrc",
-	[SROCE_STAT_RX_DROP_NO_QP] = "rx_drop_no_qp",
-	[SROCE_STAT_RX_DROP_QUEUE] = "rx_drop_queue_full",
-	[SROCE_STAT_RX_DROP_PROTOCOL] = "rx_drop_protocol",
-	[SROCE_STAT_DUPLICATES] = "duplicate_requests",
-	[SROCE_STAT_SEQ_NAKS] = "seq_naks_sent",
-	[SROCE_STAT_RNR_NAKS] = "rnr_naks_sent",
-	[SROCE_STAT_RETRANSMITS] = "retransmits",
-	[SROCE_STAT_TIMEOUTS] = "timeouts",
-	[SROCE_STAT_UD_SENT] = "ud_sent",
-	[SROCE_STAT_UD_RECEIVED] = "ud_received",
-	[SROCE_STAT_RX_DROP_QKEY] = "rx_drop_qkey",
-	[SROCE_STAT_RX_DROP_PKEY] = "rx_drop_pkey",
-	[SROCE_STAT_RX_DROP_NO_RECV] = "rx_drop_no_recv",
-	[SROCE_STAT_UD_NO_DEST] = "ud_no_dest",
-	[SROCE_STAT_KICK_WAKES] = "kick_wakes",
-	[SROCE_STAT_RX_DROP_ADDRESS] = "rx_drop_address",
-	[SROCE_STAT_RX_DROP_REPLAY] = "rx_drop_replay",
-	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
-	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
-};
-
-void sroce_stat_add(enum sroce_stat stat, u64 n)
-{
-	this_cpu_add(sroce_stats[stat], n);
-}
-
-static int sroce_engine_stats_show(struct seq_file *s, void *unused)
-{
-	int i, cpu;
-	u64 v;
-
-	for (i = 0; i < SROCE_STAT_COUNT; i++) {
-		v = 0;
-		for_each_possible_cpu(cpu)
-			v += per_cpu(sroce_stats, cpu)[i];
-		seq_printf(s, "%s %llu\n", sroce_stat_names[i],
-			   (unsigned long long)v);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(sroce_engine_stats);
-
-static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
-	[SROCE_OBJ_DEVICE] = "devices",
-	[SROCE_OBJ_UCONTEXT] = "ucontexts",
-	[SROCE_OBJ_PD] = "pds",
-	[SROCE_OBJ_CQ] = "cqs",
-	[SROCE_OBJ_QP] = "qps",
-	[SROCE_OBJ_MR] = "mrs",
-	[SROCE_OBJ_AH] = "ahs",
-};
-
-void sroce_obj_inc(enum sroce_obj_type type)
-{
-	atomic_inc(&sroce_obj_counts[type]);
-}
-
-/* Runs work from the module's workqueue, which module exit drains. */
-void sroce_defer_work(struct work_struct *work)
-{
-	queue_work(sroce_wq, work);
-}
-
-void sroce_obj_dec(enum sroce_obj_type type)
-{
-	WARN_ON_ONCE(atomic_dec_return(&sroce_obj_counts[type]) < 0);
-}
-
-static int sroce_objects_show(struct seq_file *s, void *unused)
-{
-	int i;
-
-	for (i = 0; i < SROCE_OBJ_TYPE_COUNT; i++)
-		seq_printf(s, "%s %d\n", sroce_obj_names[i],
-			   atomic_read(&sroce_obj_counts[i]));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(sroce_objects);
 DEFINE_SHOW_ATTRIBUTE(sroce_qp_debug);
 
 static void sroce_dealloc_driver(struct ib_device *ibdev)
@@ -238,26 +146,6 @@ static struct sroce_dev *sroce_find_locked(struct net_device *ndev)
  * The netdev of the sroce device here that owns gid, or 0: a GID the
  * same-host shortcut reaches.
  */
-int sroce_ifindex_by_gid(const union ib_gid *gid)
-{
-	const struct ib_gid_attr *attr;
-	struct sroce_dev *sdev;
-	int ifindex = 0;
-
-	mutex_lock(&sroce_devices_lock);
-	list_for_each_entry(sdev, &sroce_devices, list) {
-		attr = rdma_find_gid(&sdev->ibdev, gid,
-				     IB_GID_TYPE_ROCE_UDP_ENCAP, NULL);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
-			ifindex = sdev->ndev->ifindex;
-			break;
-		}
-	}
-	mutex_unlock(&sroce_devices_lock);
-	return ifindex;
-}
-
 static bool sroce_netdev_supported(struct net_device *ndev)
 {
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
@@ -370,7 +258,7 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
-/* Runs under RTNL: unregistration is deferred to sroce_wq. */
+/* Runs under RTNL: unregistration is deferred (sroce_defer_work). */
 static void sroce_netdev_gone(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -380,7 +268,7 @@ static void sroce_netdev_gone(struct net_device *ndev)
 	if (sdev) {
 		sdev->ndev_gone = true;
 		if (ib_device_try_get(&sdev->ibdev) &&
-		    !queue_work(sroce_wq, &sdev->unregister_work))
+		    !sroce_defer_work(&sdev->unregister_work))
 			ib_device_put(&sdev->ibdev);
 	}
 	mutex_unlock(&sroce_devices_lock);
@@ -457,29 +345,28 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
-	if (!sroce_wq)
-		return -ENOMEM;
-	sroce_net_icrc_choose();
+	err = sroce_defer_init();
+	if (err)
+		return err;
+	sroce_engine_register(IB_QPT_RC, &sroce_rc_transport);
+	sroce_engine_register(IB_QPT_UC, &sroce_rc_transport);
+	sroce_engine_register(IB_QPT_UD, &sroce_ud_transport);
+	sroce_engine_register(IB_QPT_GSI, &sroce_ud_transport);
 
 	err = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (err)
-		goto err_icrc;
+		goto err_wq;
 
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
-	debugfs_create_file("objects", 0400, sroce_debugfs, NULL,
-			    &sroce_objects_fops);
-	debugfs_create_file("engine", 0400, sroce_debugfs, NULL,
-			    &sroce_engine_stats_fops);
+	sroce_stats_debugfs(sroce_debugfs);
 	debugfs_create_file("qps", 0400, sroce_debugfs, NULL,
 			    &sroce_qp_debug_fops);
 
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
-err_icrc:
-	sroce_net_icrc_release();
-	destroy_workqueue(sroce_wq);
+err_wq:
+	sroce_defer_exit();
 	return err;
 }
 
@@ -489,9 +376,8 @@ static void __exit sroce_exit(void)
 	sroce_unregister_all();
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	/* Queued unregistrations hold a device reference: all ran above. */
-	destroy_workqueue(sroce_wq);
+	sroce_defer_exit();
 	debugfs_remove_recursive(sroce_debugfs);
-	sroce_net_icrc_release();
 	/*
 	 * A kick's task_work (sroce_kick.c) may still be returning from its
 	 * last QP put; every task has left it once it passed through a

@@ -21,52 +21,8 @@
 #include <net/ipv6.h>
 #include "sroce.h"
 
-#define SROCE_MCAST_MAX_ATTACH 16	/* QPs per group */
-
-struct sroce_mcg {
-	struct list_head node;		/* on sroce_mcgs */
-	int ifindex;
-	union ib_gid mgid;
-	unsigned int num_qps;
-	struct sroce_qp *qps[SROCE_MCAST_MAX_ATTACH];
-};
-
-static DEFINE_SPINLOCK(sroce_mcast_lock);
-static LIST_HEAD(sroce_mcgs);
 /* Serializes attach and detach, which may sleep (IP group membership). */
 static DEFINE_MUTEX(sroce_mcast_mutex);
-
-static bool sroce_gid_is_v4(const union ib_gid *gid)
-{
-	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
-}
-
-bool sroce_mcast_gid_ok(const union ib_gid *gid)
-{
-	if (sroce_gid_is_v4(gid))
-		return ipv4_is_multicast(*(__be32 *)(gid->raw + 12));
-	return ipv6_addr_is_multicast((const struct in6_addr *)gid->raw);
-}
-
-static struct sroce_mcg *sroce_mcg_find(int ifindex, const union ib_gid *mgid)
-{
-	struct sroce_mcg *g;
-
-	list_for_each_entry(g, &sroce_mcgs, node)
-		if (g->ifindex == ifindex && !memcmp(&g->mgid, mgid, sizeof(*mgid)))
-			return g;
-	return NULL;
-}
-
-static int sroce_mcg_count(int ifindex)
-{
-	struct sroce_mcg *g;
-	int n = 0;
-
-	list_for_each_entry(g, &sroce_mcgs, node)
-		n += g->ifindex == ifindex;
-	return n;
-}
 
 /*
  * IP group membership of the netdev, under RTNL as IPv4 and IPv6 want it;
@@ -216,34 +172,4 @@ void sroce_mcast_detach_all(struct sroce_qp *qp)
 		}
 	}
 	mutex_unlock(&sroce_mcast_mutex);
-}
-
-/*
- * A packet for a group arrived on ndev (softirq): a clone to every member.
- * Consumes skb; false if the group has no member here (the caller counts).
- */
-bool sroce_mcast_rx(struct net_device *ndev, const union ib_gid *mgid,
-		    struct sk_buff *skb)
-{
-	struct sroce_qp *members[SROCE_MCAST_MAX_ATTACH];
-	unsigned int i, n = 0;
-	struct sroce_mcg *g;
-	struct sk_buff *c;
-
-	spin_lock_bh(&sroce_mcast_lock);
-	g = sroce_mcg_find(ndev->ifindex, mgid);
-	for (i = 0; g && i < g->num_qps; i++)
-		if (refcount_inc_not_zero(&g->qps[i]->refs))
-			members[n++] = g->qps[i];
-	spin_unlock_bh(&sroce_mcast_lock);
-
-	for (i = 0; i < n; i++) {
-		c = i + 1 < n ? skb_clone(skb, GFP_ATOMIC) : skb;
-		if (c)
-			sroce_rc_rx_enqueue(members[i], c);
-		sroce_qp_put(members[i]);
-	}
-	if (!n)
-		kfree_skb(skb);
-	return n;
 }

@@ -25,8 +25,6 @@
  *   one is back.
  */
 #include <linux/if_vlan.h>
-#include <linux/jump_label.h>
-#include <linux/ktime.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/net.h>
@@ -40,24 +38,21 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 #include <asm/unaligned.h>
-#include <crypto/hash.h>
 #include <sroce/icrc.h>
 #include <sroce/mtu.h>
 #include <sroce/roce_hdr.h>
-#include "sroce.h"
-
-/* Back-pressure: a device stops sending at this many bytes in the stack. */
-#define SROCE_TX_BYTES_MAX (4U << 20)
-
-/* TX pool heads: order-1 pages hold a 4096-byte MTU's packet. */
-#define SROCE_TX_POOL_ORDER 1
-#define SROCE_TX_POOL_SIZE 512
-#define SROCE_TX_POOL_MIN 512
+#include "sroce_link.h"
 
 static DEFINE_MUTEX(sroce_net_lock);
 static unsigned int sroce_net_users;	/* devices with the wire open */
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
+
+/* The IPv6 receive socket, for route lookups; while a device is open. */
+struct sock *sroce_net_sk6(void)
+{
+	return sroce_sock6->sk;
+}
 
 static bool sroce_net_dev_matches(struct sroce_qp *qp, struct net_device *ndev)
 {
@@ -89,11 +84,17 @@ static struct sroce_qp *sroce_net_rx_qp(struct net_device *ndev, u32 qpn)
 	return qp;
 }
 
-/* A datagram to a multicast group: its members are found by IP address. */
+/*
+ * A datagram to a multicast group: its members are found by IP address,
+ * and each gets a clone (the last one the packet itself).
+ */
 static void sroce_net_rx_mcast(struct sk_buff *skb)
 {
+	struct sroce_qp *members[SROCE_MCAST_MAX_ATTACH];
 	struct net_device *ndev = skb->dev;
+	unsigned int i, n = 0;
 	union ib_gid mgid;
+	struct sk_buff *c;
 
 	if (is_vlan_dev(ndev))
 		ndev = vlan_dev_real_dev(ndev);
@@ -102,11 +103,18 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
 				       (struct in6_addr *)mgid.raw);
 	else
 		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
-	if (!sroce_mcast_gid_ok(&mgid)) {
+	if (sroce_mcast_gid_ok(&mgid))
+		n = sroce_mcast_members(ndev->ifindex, &mgid, members);
+	if (!n) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
 		kfree_skb(skb);
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
-	} else if (!sroce_mcast_rx(ndev, &mgid, skb)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		c = i + 1 < n ? skb_clone(skb, GFP_ATOMIC) : skb;
+		if (c)
+			sroce_wire_rx_enqueue(members[i], c);
+		sroce_qp_put(members[i]);
 	}
 }
 
@@ -119,135 +127,6 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
 #define SROCE_RX_LINEAR_HDRS \
 	(SROCE_BTH_LEN + SROCE_DETH_LEN + SROCE_RETH_LEN + SROCE_ATMETH_LEN + \
 	 SROCE_AETH_LEN + SROCE_ATMACK_LEN + SROCE_IMMDT_LEN + SROCE_IETH_LEN)
-
-/*
- * The CRC-32 that the ICRC runs over payloads: lib/crc32 (crc32_le), or
- * the crypto API's "crc32" (on x86 the kernel's PCLMULQDQ code, which
- * rdma_rxe uses) when that was faster at module load. Which one wins
- * depends on the machine: on hardware the crypto driver is many times
- * faster; under an emulator that emulates PCLMULQDQ (QEMU TCG) it is about
- * half as fast. icrc_impl=lib or =crypto overrides the measurement.
- */
-static char *icrc_impl = "auto";
-module_param(icrc_impl, charp, 0444);
-MODULE_PARM_DESC(icrc_impl, "CRC-32 of the ICRC: auto (measured), lib or crypto");
-
-static DEFINE_STATIC_KEY_FALSE(sroce_icrc_crypto);
-static struct crypto_shash *sroce_icrc_tfm;
-
-/* The crypto "crc32" state is the running CRC (import/export of a u32). */
-static bool sroce_icrc_crypto_update(u32 *crc, const void *p, size_t len)
-{
-	SHASH_DESC_ON_STACK(desc, sroce_icrc_tfm);
-
-	desc->tfm = sroce_icrc_tfm;
-	return !crypto_shash_import(desc, crc) &&
-	       !crypto_shash_update(desc, p, len) &&
-	       !crypto_shash_export(desc, crc);
-}
-
-static u32 sroce_net_crc(u32 crc, const void *p, size_t len)
-{
-	u32 state = crc;
-
-	if (static_branch_unlikely(&sroce_icrc_crypto) &&
-	    sroce_icrc_crypto_update(&state, p, len))
-		return state;
-	return sroce_icrc_add(crc, p, len);
-}
-
-#define SROCE_ICRC_PROBE_LEN 4096
-#define SROCE_ICRC_PROBE_ROUNDS 16
-
-/* Nanoseconds for SROCE_ICRC_PROBE_ROUNDS CRCs of buf, the best of three. */
-static u64 sroce_icrc_time(bool crypto, const u8 *buf, u32 *crc)
-{
-	u64 best = U64_MAX, t;
-	int pass, i;
-
-	for (pass = 0; pass < 3; pass++) {
-		*crc = ~0U;
-		t = ktime_get_ns();
-		for (i = 0; i < SROCE_ICRC_PROBE_ROUNDS; i++) {
-			if (!crypto)
-				*crc = sroce_icrc_add(*crc, buf,
-						      SROCE_ICRC_PROBE_LEN);
-			else if (!sroce_icrc_crypto_update(crc, buf,
-							   SROCE_ICRC_PROBE_LEN))
-				return U64_MAX;
-		}
-		best = min(best, ktime_get_ns() - t);
-	}
-	return best;
-}
-
-/*
- * Chooses the CRC-32 behind the ICRC, once, before any device exists.
- * The crypto driver is used only if it computes what crc32_le computes.
- */
-void sroce_net_icrc_choose(void)
-{
-	bool want_crypto = !strcmp(icrc_impl, "crypto");
-	u64 t_lib, t_crypto = U64_MAX;
-	u32 crc_lib, crc_crypto;
-	bool usable, use_crypto;
-	u8 *buf;
-	int i;
-
-	if (!strcmp(icrc_impl, "lib"))
-		return;
-	if (!want_crypto && strcmp(icrc_impl, "auto")) {
-		pr_warn("sroce: icrc_impl=%s is not auto, lib or crypto; using lib\n",
-			icrc_impl);
-		return;
-	}
-	buf = kmalloc(SROCE_ICRC_PROBE_LEN, GFP_KERNEL);
-	if (!buf)
-		return;
-	for (i = 0; i < SROCE_ICRC_PROBE_LEN; i++)
-		buf[i] = i * 131 + (i >> 8);
-	sroce_icrc_tfm = crypto_alloc_shash("crc32", 0, 0);
-	if (IS_ERR(sroce_icrc_tfm)) {
-		sroce_icrc_tfm = NULL;
-		goto out;
-	}
-	t_lib = sroce_icrc_time(false, buf, &crc_lib);
-	if (crypto_shash_descsize(sroce_icrc_tfm) == sizeof(u32) &&
-	    crypto_shash_statesize(sroce_icrc_tfm) == sizeof(u32))
-		t_crypto = sroce_icrc_time(true, buf, &crc_crypto);
-	usable = t_crypto != U64_MAX && crc_crypto == crc_lib;
-	use_crypto = usable && (want_crypto || t_crypto < t_lib);
-	if (!usable)
-		pr_warn("sroce: crypto crc32 (%s) unusable for the ICRC; using lib\n",
-			crypto_shash_driver_name(sroce_icrc_tfm));
-	else if (use_crypto)
-		pr_info("sroce: ICRC through %s (%llu ns per 4 KiB; lib/crc32 %llu)\n",
-			crypto_shash_driver_name(sroce_icrc_tfm),
-			t_crypto / SROCE_ICRC_PROBE_ROUNDS,
-			t_lib / SROCE_ICRC_PROBE_ROUNDS);
-	else
-		pr_info("sroce: ICRC through lib/crc32 (%llu ns per 4 KiB; %s %llu)\n",
-			t_lib / SROCE_ICRC_PROBE_ROUNDS,
-			crypto_shash_driver_name(sroce_icrc_tfm),
-			t_crypto / SROCE_ICRC_PROBE_ROUNDS);
-	if (use_crypto) {
-		static_branch_enable(&sroce_icrc_crypto);
-	} else {
-		crypto_free_shash(sroce_icrc_tfm);
-		sroce_icrc_tfm = NULL;
-	}
-out:
-	kfree(buf);
-}
-
-/* After every device is gone. */
-void sroce_net_icrc_release(void)
-{
-	static_branch_disable(&sroce_icrc_crypto);
-	if (sroce_icrc_tfm)
-		crypto_free_shash(sroce_icrc_tfm);
-	sroce_icrc_tfm = NULL;
-}
 
 /*
  * Whether the ICRC in the last bytes of skb (which starts at the BTH,
@@ -269,7 +148,7 @@ static bool sroce_net_rx_icrc_ok(struct sk_buff *skb)
 	skb_prepare_seq_read(skb, SROCE_BTH_LEN, body, &seq);
 	for (at = 0; (n = skb_seq_read(at, &p, &seq)); at += n) {
 		n = min(n, body - SROCE_BTH_LEN - at);
-		crc = sroce_net_crc(crc, p, n);
+		crc = sroce_icrc_add(crc, p, n);
 	}
 	if (skb_copy_bits(skb, body, &wire, sizeof(wire)))
 		return false;
@@ -313,7 +192,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	sroce_rc_rx_enqueue(qp, skb);
+	sroce_wire_rx_enqueue(qp, skb);
 	sroce_qp_put(qp);
 	return 0;
 
@@ -323,6 +202,135 @@ malformed:
 	return 0;
 }
 
+/*
+ * Whether a packet came from the QP's peer to the QP's own address: the IP
+ * addresses are all that names the two ends of a connection, so a packet
+ * from anywhere else (a forged ACK, NAK or request) is not the peer's.
+ */
+static bool sroce_wire_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_path *path = &qp->path;
+	struct in6_addr saddr, daddr;
+
+	if (ip_hdr(skb)->version == 4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	} else {
+		saddr = ipv6_hdr(skb)->saddr;
+		daddr = ipv6_hdr(skb)->daddr;
+	}
+	return ipv6_addr_equal(&saddr, &path->daddr) &&
+	       ipv6_addr_equal(&daddr, &path->saddr);
+}
+
+/*
+ * Queues a packet for the QP's worker. An RC/UC packet from anywhere but
+ * the QP's peer is dropped here already, so that forged packets cannot
+ * fill the queue the peer's packets need (the worker checks again: the
+ * path may change under it).
+ */
+void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (!sroce_qp_is_ud(qp) && !sroce_wire_from_peer(qp, skb)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_queue_len(&qp->rx_skbs) >= SROCE_RX_QUEUE_MAX) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_QUEUE, 1);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&qp->rx_skbs, skb);
+	sroce_worker_wake(READ_ONCE(qp->worker));
+}
+
+/*
+ * The payload of a parsed packet whose headers sroce_udp_encap_recv()
+ * made linear, where it lies: the payload is not copied out of the skb.
+ * Fragments the kernel may not address directly (a frag list, highmem)
+ * are made linear first. Returns false on a failed allocation.
+ */
+static bool sroce_wire_payload(struct sroce_qp *qp, struct sk_buff *skb,
+			       struct sroce_rx *rx)
+{
+	struct sroce_seg *kseg = qp->rx_kseg;
+	struct skb_shared_info *shinfo;
+	u32 left = rx->pkt.payload_len, n;
+	unsigned int i;
+
+	if ((skb_has_frag_list(skb) ||
+	     (IS_ENABLED(CONFIG_HIGHMEM) && skb_is_nonlinear(skb))) &&
+	    skb_linearize(skb))
+		return false;
+	shinfo = skb_shinfo(skb);
+	rx->num_seg = 0;
+	n = min(left, skb_headlen(skb) - rx->pkt.hdr_len);
+	if (n)
+		kseg[rx->num_seg++] =
+			sroce_kseg(skb->data + rx->pkt.hdr_len, n);
+	left -= n;
+	for (i = 0; left && i < shinfo->nr_frags; i++) {
+		n = min(left, skb_frag_size(&shinfo->frags[i]));
+		kseg[rx->num_seg++] =
+			sroce_kseg(skb_frag_address(&shinfo->frags[i]), n);
+		left -= n;
+	}
+	rx->seg = kseg;
+	return !left;
+}
+
+/*
+ * The next packet for an RC/UC QP from the wire, parsed, from its peer,
+ * with the default P_Key. Packets are taken from rx_skbs in batches into
+ * rx_pending, which only the QP's worker touches.
+ */
+bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	struct sk_buff *skb;
+
+	for (;;) {
+		skb = __skb_dequeue(&qp->rx_pending);
+		if (!skb) {
+			if (skb_queue_empty_lockless(&qp->rx_skbs))
+				return false;
+			spin_lock_bh(&qp->rx_skbs.lock);
+			skb_queue_splice_init(&qp->rx_skbs, &qp->rx_pending);
+			spin_unlock_bh(&qp->rx_skbs.lock);
+			continue;
+		}
+		if (!READ_ONCE(qp->wire)) {
+			/* Queued while the QP was on the wire, before a reset. */
+			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		} else if (!sroce_wire_from_peer(qp, skb)) {
+			sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+		} else if (sroce_pkt_parse(skb->data, skb->len, &rx->pkt) !=
+			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx)) {
+			sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+		} else if (!sroce_pkey_matches_default(rx->pkt.pkey)) {
+			sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
+		} else {
+			sroce_stat_add(SROCE_STAT_RX_PKTS, 1);
+			rx->skb = skb;
+			rx->msg = NULL;
+			return true;
+		}
+		consume_skb(skb);
+	}
+}
+
+bool sroce_wire_rx_pending(struct sroce_qp *qp)
+{
+	return !skb_queue_empty_lockless(&qp->rx_skbs) ||
+	       !skb_queue_empty(&qp->rx_pending);
+}
+
+void sroce_wire_drop_rx(struct sroce_qp *qp)
+{
+	skb_queue_purge(&qp->rx_skbs);
+	__skb_queue_purge(&qp->rx_pending);
+}
+
 static struct socket *sroce_udp_open(bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tunnel = {
@@ -330,7 +338,7 @@ static struct socket *sroce_udp_open(bool ipv6)
 		.encap_rcv = sroce_udp_encap_recv,
 	};
 	struct udp_port_cfg cfg = {
-		.local_udp_port = htons(SROCE_ROCE_UDP_PORT),
+		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
 	};
 	struct socket *sock;
 	int err;
@@ -373,7 +381,7 @@ out:
 	mutex_unlock(&sroce_net_lock);
 	if (err == -EADDRINUSE)
 		pr_err("sroce: UDP port %u is in use (is rdma_rxe loaded?)\n",
-		       SROCE_ROCE_UDP_PORT);
+		       ROCE_V2_UDP_DPORT);
 	return err;
 }
 
@@ -439,342 +447,3 @@ void sroce_net_close(struct sroce_dev *sdev)
 	sdev->net_open = false;
 }
 
-/*
- * Sets a path from a source GID entry and the destination; the route is
- * looked up again at the next packet.
- */
-int sroce_net_path_fill(struct sroce_path *path,
-			const struct ib_gid_attr *sgid, const u8 *dgid,
-			u8 traffic_class, u8 hop_limit, u32 flow_label)
-{
-	int err;
-
-	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-	path->ipv6 = rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV6;
-	memcpy(&path->saddr, sgid->gid.raw, sizeof(path->saddr));
-	memcpy(&path->daddr, dgid, sizeof(path->daddr));
-	if (path->ipv6 == ipv6_addr_v4mapped(&path->daddr))
-		return -EINVAL;	/* the two ends speak different IPs */
-	path->tos = traffic_class;
-	path->hop_limit = hop_limit ? hop_limit : 64;
-	path->flow_label = flow_label;
-	if (!path->dst_ready) {
-		err = dst_cache_init(&path->dst, GFP_KERNEL);
-		if (err)
-			return err;
-		path->dst_ready = true;
-	} else {
-		dst_cache_reset(&path->dst);
-	}
-	return 0;
-}
-
-int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr)
-{
-	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
-
-	return sroce_net_path_fill(&qp->path, grh->sgid_attr, grh->dgid.raw,
-				   grh->traffic_class, grh->hop_limit,
-				   grh->flow_label);
-}
-
-void sroce_net_path_clear(struct sroce_qp *qp)
-{
-	if (qp->path.dst_ready)
-		dst_cache_destroy(&qp->path.dst);
-	qp->path.dst_ready = false;
-}
-
-static struct dst_entry *sroce_net_route(struct sroce_qp *qp)
-{
-	struct sroce_path *path = &qp->path;
-	int oif = qp->sdev->ndev->ifindex;
-	struct dst_entry *dst;
-
-	if (!path->ipv6) {
-		struct flowi4 fl4 = {
-			.flowi4_oif = oif,
-			.flowi4_proto = IPPROTO_UDP,
-			.flowi4_tos = RT_TOS(path->tos),
-			.saddr = path->saddr.s6_addr32[3],
-			.daddr = path->daddr.s6_addr32[3],
-		};
-		struct rtable *rt;
-		__be32 saddr;
-
-		rt = dst_cache_get_ip4(&path->dst, &saddr);
-		if (rt)
-			return &rt->dst;
-		rt = ip_route_output_key(&init_net, &fl4);
-		if (IS_ERR(rt))
-			return ERR_CAST(rt);
-		dst_cache_set_ip4(&path->dst, &rt->dst, fl4.saddr);
-		return &rt->dst;
-	}
-#if IS_ENABLED(CONFIG_IPV6)
-	{
-		struct flowi6 fl6 = {
-			.flowi6_oif = oif,
-			.flowi6_proto = IPPROTO_UDP,
-			.saddr = path->saddr,
-			.daddr = path->daddr,
-		};
-		struct in6_addr saddr;
-
-		dst = dst_cache_get_ip6(&path->dst, &saddr);
-		if (dst)
-			return dst;
-		dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net,
-						      sroce_sock6->sk, &fl6,
-						      NULL);
-		if (IS_ERR(dst))
-			return dst;
-		dst_cache_set_ip6(&path->dst, dst, &fl6.saddr);
-		return dst;
-	}
-#else
-	dst = ERR_PTR(-EAFNOSUPPORT);
-	return dst;
-#endif
-}
-
-/* A linear skb of size bytes whose head is from the TX pool, or NULL. */
-static struct sk_buff *sroce_net_pool_skb(struct sroce_dev *sdev,
-					  unsigned int size)
-{
-	const unsigned int buf_size = PAGE_SIZE << SROCE_TX_POOL_ORDER;
-	struct sk_buff *skb;
-	struct page *page;
-
-	if (!sdev->tx_pool || size < SROCE_TX_POOL_MIN ||
-	    size > SKB_WITH_OVERHEAD(buf_size))
-		return NULL;
-	spin_lock_bh(&sdev->tx_pool_lock);
-	page = page_pool_alloc_pages(sdev->tx_pool, GFP_ATOMIC | __GFP_NOWARN);
-	spin_unlock_bh(&sdev->tx_pool_lock);
-	if (!page)
-		return NULL;
-	skb = build_skb(page_address(page), buf_size);
-	if (!skb) {
-		page_pool_put_full_page(sdev->tx_pool, page, false);
-		return NULL;
-	}
-	skb_mark_for_recycle(skb);
-	return skb;
-}
-
-struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
-{
-	struct net_device *ndev = qp->sdev->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
-			    sizeof(struct udphdr);
-	unsigned int size = head + roce_len + SROCE_ICRC_LEN +
-			    ndev->needed_tailroom;
-	struct sk_buff *skb;
-
-	skb = sroce_net_pool_skb(qp->sdev, size);
-	if (!skb)
-		skb = alloc_skb(size, GFP_KERNEL);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, head);
-	skb_put(skb, roce_len);
-	return skb;
-}
-
-/* The pad that rounds a payload up to whole 32-bit words. */
-#define SROCE_PAD_MAX 3
-
-/*
- * A packet whose payload is attached, not copied: the headers (hdr_len
- * bytes, for the caller to write) go in the linear part, then the npieces
- * payload pages, then a small fragment of our own that holds the pad and
- * will hold the ICRC. Each page gets a reference, so it outlives the MR if
- * the skb does. The pages stay user-writable: SKBFL_SHARED_FRAG tells the
- * stack, and a packet changed after its ICRC was computed is dropped by
- * its receiver, as a corrupted one is.
- */
-struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
-				      const struct bio_vec *payload,
-				      unsigned int npieces, u32 len, u8 pad)
-{
-	struct net_device *ndev = qp->sdev->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
-			    sizeof(struct udphdr);
-	struct sk_buff *skb;
-	struct page *page;
-	unsigned int i;
-	u8 *trailer;
-
-	if (WARN_ON_ONCE(npieces >= MAX_SKB_FRAGS))
-		return NULL;
-	skb = alloc_skb(head + hdr_len, GFP_KERNEL);
-	if (!skb)
-		return NULL;
-	trailer = netdev_alloc_frag(SROCE_PAD_MAX + SROCE_ICRC_LEN);
-	if (!trailer) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	skb_reserve(skb, head);
-	skb_put(skb, hdr_len);
-	for (i = 0; i < npieces; i++) {
-		get_page(payload[i].bv_page);
-		skb_fill_page_desc(skb, i, payload[i].bv_page,
-				   payload[i].bv_offset, payload[i].bv_len);
-	}
-	memset(trailer, 0, pad);
-	page = virt_to_head_page(trailer);
-	skb_fill_page_desc(skb, npieces, page,
-			   trailer - (u8 *)page_address(page), pad);
-	skb_len_add(skb, len + pad);
-	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
-	return skb;
-}
-
-/*
- * The ICRC's room at the packet's end: in the tailroom of a linear skb,
- * or in the trailer fragment of one from sroce_net_alloc_paged(). It is
- * made before the UDP and IP headers are pushed, whose lengths cover it.
- */
-static void sroce_net_reserve_icrc(struct sk_buff *skb)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-
-	if (!skb_is_nonlinear(skb)) {
-		skb_put(skb, SROCE_ICRC_LEN);
-		return;
-	}
-	skb_frag_size_add(&shinfo->frags[shinfo->nr_frags - 1],
-			  SROCE_ICRC_LEN);
-	skb_len_add(skb, SROCE_ICRC_LEN);
-}
-
-/* Writes the ICRC of the packet whose IP header is at skb->data. */
-static void sroce_net_put_icrc(struct sk_buff *skb)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	bool linear = !skb_is_nonlinear(skb);
-	/* A linear packet ends with the ICRC; a paged one with its trailer. */
-	size_t head = skb_headlen(skb) - (linear ? SROCE_ICRC_LEN : 0);
-	skb_frag_t *frag;
-	unsigned int i;
-	size_t done;
-	u8 *p, *at;
-	u32 crc;
-
-	if (!sroce_icrc_begin(skb->data, head, &crc, &done))
-		return;
-	crc = sroce_net_crc(crc, skb->data + done, head - done);
-	if (linear) {
-		put_unaligned_le32(sroce_icrc_end(crc), skb->data + head);
-		return;
-	}
-	for (i = 0; i + 1 < shinfo->nr_frags; i++) {
-		frag = &shinfo->frags[i];
-		p = kmap_local_page(skb_frag_page(frag));
-		crc = sroce_net_crc(crc, p + skb_frag_off(frag),
-				    skb_frag_size(frag));
-		kunmap_local(p);
-	}
-	/* The trailer: the pad, then the ICRC. */
-	frag = &shinfo->frags[i];
-	at = (u8 *)skb_frag_address(frag) + skb_frag_size(frag) -
-	     SROCE_ICRC_LEN;
-	crc = sroce_net_crc(crc, skb_frag_address(frag),
-			    skb_frag_size(frag) - SROCE_ICRC_LEN);
-	put_unaligned_le32(sroce_icrc_end(crc), at);
-}
-
-bool sroce_net_tx_full(struct sroce_dev *sdev)
-{
-	return sk_wmem_alloc_get(sdev->tx_sock->sk) >= SROCE_TX_BYTES_MAX;
-}
-
-static void sroce_net_push_ip(struct sroce_path *path, struct sk_buff *skb,
-			      struct dst_entry *dst)
-{
-	if (!path->ipv6) {
-		struct iphdr *iph;
-
-		skb_push(skb, sizeof(*iph));
-		skb_reset_network_header(skb);
-		iph = ip_hdr(skb);
-		iph->version = IPVERSION;
-		iph->ihl = sizeof(*iph) >> 2;
-		iph->tos = path->tos;
-		iph->tot_len = htons(skb->len);
-		iph->frag_off = htons(IP_DF);
-		iph->ttl = path->hop_limit;
-		iph->protocol = IPPROTO_UDP;
-		iph->check = 0;
-		iph->saddr = path->saddr.s6_addr32[3];
-		iph->daddr = path->daddr.s6_addr32[3];
-		__ip_select_ident(dev_net(dst->dev), iph, 1);
-		skb->protocol = htons(ETH_P_IP);
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	} else {
-		struct ipv6hdr *ip6h;
-
-		skb_push(skb, sizeof(*ip6h));
-		skb_reset_network_header(skb);
-		ip6h = ipv6_hdr(skb);
-		ip6_flow_hdr(ip6h, path->tos, htonl(path->flow_label));
-		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-		ip6h->nexthdr = IPPROTO_UDP;
-		ip6h->hop_limit = path->hop_limit;
-		ip6h->saddr = path->saddr;
-		ip6h->daddr = path->daddr;
-		skb->protocol = htons(ETH_P_IPV6);
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	}
-}
-
-/*
- * Sends a packet whose transport headers, payload and pad are in skb:
- * adds the ICRC, UDP and IP. The skb is consumed; a packet the stack
- * refuses is counted and lost, as on a wire.
- */
-int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_path *path = &qp->path;
-	struct dst_entry *dst;
-	struct udphdr *uh;
-	int err;
-
-	dst = sroce_net_route(qp);
-	if (IS_ERR(dst)) {
-		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
-		kfree_skb(skb);
-		return PTR_ERR(dst);
-	}
-	sroce_net_reserve_icrc(skb);
-	skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh = udp_hdr(skb);
-	uh->source = path->sport;
-	uh->dest = htons(SROCE_ROCE_UDP_PORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;
-
-	sroce_net_push_ip(path, skb, dst);
-	skb_dst_set(skb, dst);
-	sroce_net_put_icrc(skb);
-
-	skb->dev = sdev->ndev;
-	skb->ip_summed = CHECKSUM_NONE;
-	skb_set_owner_w(skb, sdev->tx_sock->sk);
-
-	if (path->ipv6)
-		err = ip6_local_out(&init_net, NULL, skb);
-	else
-		err = ip_local_out(&init_net, NULL, skb);
-	if (unlikely(net_xmit_eval(err))) {
-		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
-		return -EIO;
-	}
-	sroce_stat_add(SROCE_STAT_TX_PKTS, 1);
-	return 0;
-}

@@ -20,123 +20,8 @@
 #include <sroce/psn.h>
 #include <sroce/uabi.h>
 #include "sroce.h"
-
-static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
-static u32 sroce_qpn_next = SROCE_MIN_QPN;
-/* Every device has its own QP1: GSI QPs by their netdev's ifindex. */
-static DEFINE_XARRAY(sroce_gsi_qps);
-
-static struct sroce_qp *sroce_qp_get_from(struct xarray *xa, unsigned long id)
-{
-	struct sroce_qp *qp;
-
-	rcu_read_lock();
-	qp = xa_load(xa, id);
-	if (qp && !refcount_inc_not_zero(&qp->refs))
-		qp = NULL;
-	rcu_read_unlock();
-	return qp;
-}
-
-struct sroce_qp *sroce_gsi_qp_get(int ifindex)
-{
-	return sroce_qp_get_from(&sroce_gsi_qps, ifindex);
-}
-
-/* A UD or GSI QP numbered qpn on the sroce device of ifindex. */
-struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex)
-{
-	struct sroce_qp *qp;
-
-	if (qpn == SROCE_GSI_QPN)
-		return sroce_gsi_qp_get(ifindex);
-	qp = sroce_qp_get(qpn);
-	if (qp && (!sroce_qp_is_ud(qp) || qp->sdev->ndev->ifindex != ifindex)) {
-		sroce_qp_put(qp);
-		qp = NULL;
-	}
-	return qp;
-}
-
-struct sroce_qp *sroce_qp_get(u32 qpn)
-{
-	return sroce_qp_get_from(&sroce_qps, qpn);
-}
-
-void sroce_qp_put(struct sroce_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refs))
-		complete(&qp->released);
-}
-
-/*
- * debugfs "qps": a line per QP with its rings and PSNs, for finding where
- * a stuck connection waits. Worker-owned fields are read without the
- * worker, so a line is a hint, not a snapshot. The QPs stay allocated
- * under rcu_read_lock(): destroy waits for RCU readers before freeing.
- */
-static u32 sroce_qp_debug_producer(struct sroce_queue *q)
-{
-	return q->hdr ? sroce_ring_read_index(&q->hdr->producer) : 0;
-}
-
-static void sroce_qp_debug_line(struct seq_file *s, struct sroce_qp *qp)
-{
-	seq_printf(s, "qpn %u type %d state %d wire %d",
-		   qp->ibqp.qp_num, qp->ibqp.qp_type, READ_ONCE(qp->state),
-		   READ_ONCE(qp->wire));
-	seq_printf(s, " sq retire %u next %u fetched %u producer %u",
-		   READ_ONCE(qp->sq_retire), READ_ONCE(qp->sq_next),
-		   READ_ONCE(qp->sq_fetched), sroce_qp_debug_producer(&qp->sq));
-	seq_printf(s, " rq index %u producer %u",
-		   READ_ONCE(qp->rq.index), sroce_qp_debug_producer(&qp->rq));
-	seq_printf(s, " psn req %u una %u sent %u expected %u rx_seq %d",
-		   READ_ONCE(qp->req_psn), READ_ONCE(qp->una_psn),
-		   READ_ONCE(qp->sent_psn), READ_ONCE(qp->rx_expected_psn),
-		   READ_ONCE(qp->rx_seq));
-	seq_printf(s, " rx_skbs %u resend %d retries %u\n",
-		   skb_queue_len_lockless(&qp->rx_skbs),
-		   READ_ONCE(qp->resend_at) != 0, READ_ONCE(qp->retries));
-}
-
-int sroce_qp_debug_show(struct seq_file *s, void *unused)
-{
-	struct sroce_qp *qp;
-	unsigned long id;
-
-	rcu_read_lock();
-	xa_for_each(&sroce_gsi_qps, id, qp)
-		sroce_qp_debug_line(s, qp);
-	xa_for_each(&sroce_qps, id, qp)
-		sroce_qp_debug_line(s, qp);
-	rcu_read_unlock();
-	return 0;
-}
-
-/* For kernel CQ polling: the CQ's QPs outlive their completions. */
-struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn)
-{
-	struct sroce_qp *qp;
-
-	if (qpn == SROCE_GSI_QPN)
-		qp = xa_load(&sroce_gsi_qps,
-			     to_sdev(cq->ibcq.device)->ndev->ifindex);
-	else
-		qp = xa_load(&sroce_qps, qpn);
-	return qp ? &qp->ibqp : NULL;
-}
-
-/* Where a QP is found by number: GSI QPs by netdev, the others by QPN. */
-static struct xarray *sroce_qp_table(struct sroce_qp *qp)
-{
-	return qp->ibqp.qp_type == IB_QPT_GSI ? &sroce_gsi_qps : &sroce_qps;
-}
-
-static unsigned long sroce_qp_table_id(struct sroce_qp *qp)
-{
-	return qp->ibqp.qp_type == IB_QPT_GSI ? qp->sdev->ndev->ifindex :
-						qp->ibqp.qp_num;
-}
+#include "sroce_link.h"
+#include "sroce_wake.h"
 
 static int sroce_check_caps(struct ib_qp_cap *cap)
 {
@@ -305,21 +190,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_llist_head(&qp->ud_rx);
 	init_llist_head(&qp->lmsg_cache);
 	skb_queue_head_init(&qp->rx_skbs);
+	__skb_queue_head_init(&qp->rx_pending);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err)
 		goto err_count;
 
-	if (init->qp_type == IB_QPT_GSI) {
-		/* Reserved now, visible to packets only once complete. */
-		qpn = SROCE_GSI_QPN;
-		err = xa_insert(&sroce_gsi_qps, qp->sdev->ndev->ifindex, NULL,
-				GFP_KERNEL);
-	} else {
-		err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
-				      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
-				      &sroce_qpn_next, GFP_KERNEL);
-	}
+	err = sroce_qp_table_reserve(qp, init->qp_type, &qpn);
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
@@ -337,13 +214,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_engine;
 	}
 	/* Visible to the shortcut only once complete. */
-	xa_store(sroce_qp_table(qp), sroce_qp_table_id(qp), qp, GFP_KERNEL);
+	sroce_qp_table_publish(qp);
 	sroce_obj_inc(SROCE_OBJ_QP);
 	return 0;
 
 err_engine:
 	sroce_engine_remove_qp(qp);
-	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
+	sroce_qp_table_erase(qp);
 err_queues:
 	sroce_qp_free_queues(qp);
 err_count:
@@ -356,7 +233,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	sroce_kick_detach(qp);
-	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
+	sroce_qp_table_erase(qp);
 	sroce_mcast_detach_all(qp);
 	sroce_engine_remove_qp(qp);
 	/*
@@ -510,13 +387,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_RQ_PSN) {
 		qp->attr.rq_psn = attr->rq_psn & SROCE_PSN_MASK;
-		qp->rx_expected_psn = qp->attr.rq_psn;
+		qp->resp.rx_expected_psn = qp->attr.rq_psn;
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		qp->attr.sq_psn = (attr->sq_psn - qp->sq_next) & SROCE_PSN_MASK;
-		qp->req_psn = attr->sq_psn & SROCE_PSN_MASK;
-		qp->una_psn = qp->req_psn;
-		qp->sent_psn = qp->req_psn;
+		qp->attr.sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->req.req_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->req.una_psn = qp->req.req_psn;
+		qp->req.sent_psn = qp->req.req_psn;
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = attr->max_rd_atomic;
@@ -536,40 +413,41 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 		qp->path.mtu = sroce_qp_path_mtu(qp);
 		qp->path.sport = cpu_to_be16(sport);
+	} else {
+		qp->path.mtu = SROCE_SHORTCUT_MTU;
 	}
 
 	if (new == IB_QPS_RESET) {
 		sroce_engine_reset_qp(qp);
-		qp->reset_gen++;
-		qp->sq_blocked = false;
-		qp->req_psn = 0;
-		qp->una_psn = 0;
-		qp->sent_psn = 0;
-		qp->tx_pkt = 0;
-		qp->goback_valid = false;
-		qp->rx_seq = SROCE_RC_SEQ_NONE;
-		qp->msn = 0;
+		qp->req.sq_blocked = false;
+		qp->req.req_psn = 0;
+		qp->req.una_psn = 0;
+		qp->req.sent_psn = 0;
+		qp->req.tx_pkt = 0;
+		qp->req.goback_valid = false;
+		qp->resp.rx_seq = SROCE_RC_SEQ_NONE;
+		qp->resp.msn = 0;
 		qp->sq.index = 0;
 		qp->rq.index = 0;
 		qp->sq.hdr->producer = 0;
 		qp->sq.hdr->consumer = 0;
 		qp->rq.hdr->producer = 0;
 		qp->rq.hdr->consumer = 0;
-		qp->sq_next = 0;
-		qp->sq_retire = 0;
-		qp->sq_fetched = 0;
-		qp->retries = 0;
-		qp->rnr_retries = 0;
-		qp->rnr_wait = false;
-		qp->rx_expected_psn = 0;
-		WRITE_ONCE(qp->resend_at, 0);
+		qp->req.sq_next = 0;
+		qp->req.sq_retire = 0;
+		qp->req.sq_fetched = 0;
+		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
+		qp->req.rnr_wait = false;
+		qp->resp.rx_expected_psn = 0;
+		WRITE_ONCE(qp->req.resend_at, 0);
 		qp->attr_mask = 0;
 		sroce_engine_drop_rx(qp);
 	}
 	WRITE_ONCE(qp->state, new);
 	/* The kick below also serves any note left meanwhile. */
 	mutex_unlock(&qp->worker->lock);
-	sroce_engine_kick(qp->worker);
+	sroce_worker_wake(qp->worker);
 	err = 0;
 out:
 	mutex_unlock(&qp->attr_lock);
@@ -722,7 +600,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
-	sroce_engine_kick(qp->worker);
+	sroce_worker_wake(qp->worker);
 	return err;
 }
 
@@ -760,6 +638,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	/* A posted receive may end an RNR wait, or flush in error. */
-	sroce_engine_kick(qp->worker);
+	sroce_worker_wake(qp->worker);
 	return err;
 }

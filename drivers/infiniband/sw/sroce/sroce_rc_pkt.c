@@ -42,17 +42,17 @@ struct sroce_rc_family {
 };
 
 static const struct sroce_rc_family sroce_rc_families[] = {
-	[SROCE_WQE_SEND] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
-			     SROCE_OP_SEND_LAST, SROCE_OP_SEND_ONLY },
-	[SROCE_WQE_SEND_IMM] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
-				 SROCE_OP_SEND_LAST_IMM,
-				 SROCE_OP_SEND_ONLY_IMM },
-	[SROCE_WQE_RDMA_WRITE] = { SROCE_OP_WRITE_FIRST, SROCE_OP_WRITE_MIDDLE,
-				   SROCE_OP_WRITE_LAST, SROCE_OP_WRITE_ONLY },
-	[SROCE_WQE_RDMA_WRITE_IMM] = { SROCE_OP_WRITE_FIRST,
-				       SROCE_OP_WRITE_MIDDLE,
-				       SROCE_OP_WRITE_LAST_IMM,
-				       SROCE_OP_WRITE_ONLY_IMM },
+	[SROCE_WQE_SEND] = { IB_OPCODE_SEND_FIRST, IB_OPCODE_SEND_MIDDLE,
+			     IB_OPCODE_SEND_LAST, IB_OPCODE_SEND_ONLY },
+	[SROCE_WQE_SEND_IMM] = { IB_OPCODE_SEND_FIRST, IB_OPCODE_SEND_MIDDLE,
+				 IB_OPCODE_SEND_LAST_WITH_IMMEDIATE,
+				 IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE },
+	[SROCE_WQE_RDMA_WRITE] = { IB_OPCODE_RDMA_WRITE_FIRST, IB_OPCODE_RDMA_WRITE_MIDDLE,
+				   IB_OPCODE_RDMA_WRITE_LAST, IB_OPCODE_RDMA_WRITE_ONLY },
+	[SROCE_WQE_RDMA_WRITE_IMM] = { IB_OPCODE_RDMA_WRITE_FIRST,
+				       IB_OPCODE_RDMA_WRITE_MIDDLE,
+				       IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+				       IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE },
 };
 
 static u8 sroce_rc_family_opcode(const struct sroce_rc_family *f, u32 pkt,
@@ -77,11 +77,11 @@ u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts)
 		return sroce_rc_family_opcode(&sroce_rc_families[wqe_opcode],
 					      pkt, npkts);
 	case SROCE_WQE_RDMA_READ:
-		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_READ_REQUEST;
+		return pkt ? SROCE_RC_NO_OPCODE : IB_OPCODE_RDMA_READ_REQUEST;
 	case SROCE_WQE_ATOMIC_CMP_SWP:
-		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_CMP_SWAP;
+		return pkt ? SROCE_RC_NO_OPCODE : IB_OPCODE_COMPARE_SWAP;
 	case SROCE_WQE_ATOMIC_FETCH_ADD:
-		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OP_FETCH_ADD;
+		return pkt ? SROCE_RC_NO_OPCODE : IB_OPCODE_FETCH_ADD;
 	default:
 		return SROCE_RC_NO_OPCODE;
 	}
@@ -90,8 +90,8 @@ u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts)
 u8 sroce_rc_read_resp_opcode(u32 pkt, u32 npkts)
 {
 	static const struct sroce_rc_family read = {
-		SROCE_OP_READ_RESP_FIRST, SROCE_OP_READ_RESP_MIDDLE,
-		SROCE_OP_READ_RESP_LAST, SROCE_OP_READ_RESP_ONLY,
+		IB_OPCODE_RDMA_READ_RESPONSE_FIRST, IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE,
+		IB_OPCODE_RDMA_READ_RESPONSE_LAST, IB_OPCODE_RDMA_READ_RESPONSE_ONLY,
 	};
 
 	if (!npkts || pkt >= npkts)
@@ -103,7 +103,7 @@ enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
 
-	if (!info || (opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_RC ||
+	if (!info || (opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_RC ||
 	    !(info->flags & SROCE_HDR_REQUEST))
 		return SROCE_RC_SEQ_INVALID;
 
@@ -113,25 +113,25 @@ enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
 			return SROCE_RC_SEQ_INVALID;
 		if (info->flags & SROCE_HDR_LAST)
 			return SROCE_RC_SEQ_NONE;
-		return opcode == SROCE_OP_SEND_FIRST ? SROCE_RC_SEQ_SEND :
+		return opcode == IB_OPCODE_SEND_FIRST ? SROCE_RC_SEQ_SEND :
 						       SROCE_RC_SEQ_WRITE;
 	case SROCE_RC_SEQ_SEND:
 		switch (opcode) {
-		case SROCE_OP_SEND_MIDDLE:
+		case IB_OPCODE_SEND_MIDDLE:
 			return SROCE_RC_SEQ_SEND;
-		case SROCE_OP_SEND_LAST:
-		case SROCE_OP_SEND_LAST_IMM:
-		case SROCE_OP_SEND_LAST_INV:
+		case IB_OPCODE_SEND_LAST:
+		case IB_OPCODE_SEND_LAST_WITH_IMMEDIATE:
+		case IB_OPCODE_SEND_LAST_WITH_INVALIDATE:
 			return SROCE_RC_SEQ_NONE;
 		default:
 			return SROCE_RC_SEQ_INVALID;
 		}
 	case SROCE_RC_SEQ_WRITE:
 		switch (opcode) {
-		case SROCE_OP_WRITE_MIDDLE:
+		case IB_OPCODE_RDMA_WRITE_MIDDLE:
 			return SROCE_RC_SEQ_WRITE;
-		case SROCE_OP_WRITE_LAST:
-		case SROCE_OP_WRITE_LAST_IMM:
+		case IB_OPCODE_RDMA_WRITE_LAST:
+		case IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE:
 			return SROCE_RC_SEQ_NONE;
 		default:
 			return SROCE_RC_SEQ_INVALID;

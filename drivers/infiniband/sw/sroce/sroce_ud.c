@@ -26,6 +26,8 @@
 #include <sroce/psn.h>
 #include <sroce/roce_hdr.h>
 #include "sroce_engine.h"
+#include "sroce_link.h"
+#include "sroce_wake.h"
 
 #define SROCE_GRH_LEN 40
 #define SROCE_IPV4_IN_GRH 20	/* offset of an IPv4 header in the GRH */
@@ -122,7 +124,7 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (skb_linearize(skb) ||
 	    sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
-	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != SROCE_OPC_UD) {
+	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_UD) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
@@ -143,51 +145,62 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	rx.src_qpn = pkt.deth_src_qpn;
 	rx.qkey = pkt.deth_qkey;
 	rx.len = pkt.payload_len;
-	rx.with_imm = pkt.opcode == (SROCE_OPC_UD | SROCE_OP_SEND_ONLY_IMM);
+	rx.with_imm = pkt.opcode == (IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE);
 	rx.imm = pkt.imm;
 	rx.solicited = pkt.solicited;
 	sroce_ud_deliver(qp, &rx, skb->data + pkt.hdr_len);
 }
 
-int sroce_ud_receive_context(struct sroce_qp *qp, int *budget)
+/* The next datagram from the shortcut, in the order they were queued. */
+static struct sroce_ud_msg *sroce_ud_pop(struct sroce_qp *qp)
 {
-	struct sroce_ud_msg *msg, *next;
-	struct sk_buff_head list;
-	struct llist_node *msgs;
+	struct llist_node *node = sroce_llist_pop(&qp->ud_rx, &qp->ud_batch);
+
+	if (!node)
+		return NULL;
+	atomic_dec(&qp->ud_rx_len);
+	return llist_entry(node, struct sroce_ud_msg, node);
+}
+
+/* At most *budget datagrams, from the shortcut first, then the wire. */
+static int sroce_ud_receive(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_ud_msg *msg;
 	struct sk_buff *skb;
 	int n = 0;
 
-	msgs = llist_reverse_order(llist_del_all(&qp->ud_rx));
-	llist_for_each_entry_safe(msg, next, msgs, node) {
+	while (*budget > 0 && (msg = sroce_ud_pop(qp))) {
 		sroce_ud_deliver(qp, &msg->rx, msg->data);
 		kfree(msg);
+		(*budget)--;
 		n++;
 	}
-	atomic_sub(n, &qp->ud_rx_len);
-
-	if (skb_queue_empty_lockless(&qp->rx_skbs))
-		return n;
-	__skb_queue_head_init(&list);
-	spin_lock_bh(&qp->rx_skbs.lock);
-	skb_queue_splice_init(&qp->rx_skbs, &list);
-	spin_unlock_bh(&qp->rx_skbs.lock);
-	while ((skb = __skb_dequeue(&list))) {
+	while (*budget > 0) {
+		skb = __skb_dequeue(&qp->rx_pending);
+		if (!skb) {
+			if (skb_queue_empty_lockless(&qp->rx_skbs))
+				break;
+			spin_lock_bh(&qp->rx_skbs.lock);
+			skb_queue_splice_init(&qp->rx_skbs, &qp->rx_pending);
+			spin_unlock_bh(&qp->rx_skbs.lock);
+			continue;
+		}
 		sroce_ud_rx_packet(qp, skb);
 		consume_skb(skb);
+		(*budget)--;
 		n++;
 	}
 	return n;
 }
 
-void sroce_ud_drop_rx(struct sroce_qp *qp)
+static void sroce_ud_drop_rx(struct sroce_qp *qp)
 {
-	struct llist_node *msgs = llist_del_all(&qp->ud_rx);
-	struct sroce_ud_msg *msg, *next;
+	struct sroce_ud_msg *msg;
 
-	llist_for_each_entry_safe(msg, next, msgs, node) {
+	while ((msg = sroce_ud_pop(qp)))
 		kfree(msg);
-		atomic_dec(&qp->ud_rx_len);
-	}
+	skb_queue_purge(&qp->rx_skbs);
+	__skb_queue_purge(&qp->rx_pending);
 }
 
 /* Sending ------------------------------------------------------------------ */
@@ -230,7 +243,7 @@ static void sroce_ud_build_grh(u8 *grh, const struct ib_gid_attr *sgid,
 }
 
 /* Drops the cached destination and its GID reference. */
-void sroce_ud_forget_dest(struct sroce_qp *qp)
+static void sroce_ud_forget_dest(struct sroce_qp *qp)
 {
 	struct sroce_ud_dest *d = &qp->ud_dest;
 
@@ -336,7 +349,7 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len);
 
 	llist_add(&msg->node, &dest->ud_rx);
-	sroce_engine_notify(dest);
+	sroce_worker_notify(dest);
 	sroce_qp_put(dest);
 	return;
 lost:
@@ -351,20 +364,20 @@ static void sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
 	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
 	struct sroce_pkt pkt = {};
 
-	pkt.opcode = SROCE_OPC_UD | (c->opcode == SROCE_WQE_SEND_IMM ?
-				     SROCE_OP_SEND_ONLY_IMM :
-				     SROCE_OP_SEND_ONLY);
+	pkt.opcode = IB_OPCODE_UD | (c->opcode == SROCE_WQE_SEND_IMM ?
+				     IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+				     IB_OPCODE_SEND_ONLY);
 	pkt.solicited = c->flags & SROCE_WQE_SOLICITED;
 	pkt.dest_qpn = ud->remote_qpn;
-	pkt.psn = qp->req_psn;
+	pkt.psn = qp->req.req_psn;
 	pkt.deth_qkey = qkey;
 	pkt.deth_src_qpn = qp->ibqp.qp_num;
 	pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
-	qp->req_psn = sroce_psn_add(qp->req_psn, 1);
+	qp->req.req_psn = sroce_psn_add(qp->req.req_psn, 1);
 	qp->path.sport = cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
 							qp->ibqp.qp_num,
 							ud->remote_qpn));
-	sroce_xmit_pkt(qp, &pkt, sw->segs, sw->num_segs, 0, sw->msg_len);
+	sroce_wire_xmit(qp, &pkt, sw->segs, sw->num_segs, 0, sw->msg_len);
 }
 
 /* Sends the datagram of a fetched WQE; the completion status. */
@@ -412,7 +425,7 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
  * UD WQEs complete in order as their datagrams leave, so the send
  * context keeps sq_retire == sq_next == sq_fetched between WQEs.
  */
-void sroce_ud_send_context(struct sroce_qp *qp, int *budget)
+static void sroce_ud_send(struct sroce_qp *qp, int *budget)
 {
 	struct sroce_swqe *sw;
 	u32 producer;
@@ -422,12 +435,12 @@ void sroce_ud_send_context(struct sroce_qp *qp, int *budget)
 		sroce_qp_ring_error(qp);
 		return;
 	}
-	while (qp->sq_next != producer && *budget > 0 &&
+	while (qp->req.sq_next != producer && *budget > 0 &&
 	       !sroce_net_tx_full(qp->sdev)) {
-		sw = sroce_swqe_at(qp, qp->sq_next);
-		status = sroce_fetch_send(qp, qp->sq_next);
-		qp->sq_fetched++;
-		qp->sq_next++;
+		sw = sroce_swqe_at(qp, qp->req.sq_next);
+		status = sroce_fetch_send(qp, qp->req.sq_next);
+		qp->req.sq_fetched++;
+		qp->req.sq_next++;
 		sroce_stat_add(SROCE_STAT_WQES, 1);
 		if (status == IB_WC_SUCCESS)
 			status = sroce_ud_send_one(qp, sw);
@@ -437,3 +450,26 @@ void sroce_ud_send_context(struct sroce_qp *qp, int *budget)
 			return;
 	}
 }
+
+static bool sroce_ud_has_work(struct sroce_qp *qp)
+{
+	if (qp->ud_batch || !llist_empty(&qp->ud_rx) ||
+	    !skb_queue_empty_lockless(&qp->rx_skbs) ||
+	    !skb_queue_empty(&qp->rx_pending))
+		return true;
+	if (READ_ONCE(qp->state) != IB_QPS_RTS)
+		return false;
+	if (sroce_net_tx_full(qp->sdev)) {
+		qp->worker->tx_blocked = true;	/* looks again a jiffy later */
+		return false;
+	}
+	return READ_ONCE(qp->sq.hdr->producer) != qp->req.sq_next;
+}
+
+const struct sroce_transport sroce_ud_transport = {
+	.receive = sroce_ud_receive,
+	.send = sroce_ud_send,
+	.has_work = sroce_ud_has_work,
+	.drop_state = sroce_ud_forget_dest,
+	.drop_rx = sroce_ud_drop_rx,
+};

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Links: how an RC/UC QP's packets travel. Each QP uses one link, chosen
+ * as it leaves INIT (qp->wire):
+ * - the wire (sroce_net.c, sroce_net_tx.c): RoCEv2 packets in UDP;
+ * - the shortcut (sroce_shortcut.c): a peer QP on this host gets the same
+ *   packet descriptors (parsed headers plus payload segments) without an
+ *   skb or an ICRC, one packet per message (its MTU is the largest
+ *   message), the payload referring to the sender's memory.
+ * The transport above sees the same descriptors from both: it pulls them
+ * with sroce_link_rx_next() and sends with sroce_link_xmit(). A link
+ * checks that a packet comes from the QP's peer before it hands it up.
+ */
+#ifndef SROCE_LINK_H
+#define SROCE_LINK_H
+
+#include <sroce/roce_hdr.h>
+#include "sroce_seg.h"
+#include "sroce_wake.h"
+
+/* Payload bytes per packet on the shortcut: a whole message. */
+#define SROCE_SHORTCUT_MTU SROCE_MAX_MSG_SIZE
+
+struct sroce_lmsg;
+
+/* A received packet, as a link hands it to the transport. */
+struct sroce_rx {
+	struct sroce_pkt pkt;
+	const struct sroce_seg *seg;	/* the payload: pkt.payload_len bytes */
+	unsigned int num_seg;
+	/* Which link it came by, and what holds it until sroce_link_rx_done. */
+	struct sk_buff *skb;
+	struct sroce_lmsg *msg;
+};
+
+/* The wire (sroce_net.c, sroce_net_tx.c). */
+/* Back-pressure: a device stops sending at this many bytes in the stack. */
+#define SROCE_TX_BYTES_MAX (4U << 20)
+
+/* TX pool heads: order-1 pages hold a 4096-byte MTU's packet. */
+#define SROCE_TX_POOL_ORDER 1
+#define SROCE_TX_POOL_SIZE 512
+#define SROCE_TX_POOL_MIN 512
+
+int sroce_wire_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
+		    const struct sroce_seg *segs, unsigned int nsegs, u32 off,
+		    u32 len);
+struct sock *sroce_net_sk6(void);
+bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
+bool sroce_wire_rx_pending(struct sroce_qp *qp);
+void sroce_wire_drop_rx(struct sroce_qp *qp);
+
+/* The shortcut (sroce_shortcut.c). */
+int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
+			const struct sroce_seg *segs, unsigned int nsegs,
+			u32 off, u32 len);
+bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
+bool sroce_shortcut_rx_pending(struct sroce_qp *qp);
+void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx);
+/* Ends a run of the QP: drops the descriptor it kept for an answer. */
+void sroce_shortcut_unpark(struct sroce_qp *qp);
+void sroce_shortcut_drop_rx(struct sroce_qp *qp);
+/* Frees the QP's cache of released descriptors; under the worker's lock. */
+void sroce_shortcut_cache_free(struct sroce_qp *qp);
+
+/*
+ * Sends one packet: headers from pkt, then len payload bytes of segs from
+ * byte off. 0, or an error with nothing sent (the caller tries again).
+ */
+static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				  const struct sroce_seg *segs,
+				  unsigned int nsegs, u32 off, u32 len)
+{
+	if (qp->wire)
+		return sroce_wire_xmit(qp, pkt, segs, nsegs, off, len);
+	return sroce_shortcut_xmit(qp, pkt, segs, nsegs, off, len);
+}
+
+/* Whether the link can take no packet now (the wire's TX limit). */
+static inline bool sroce_link_tx_full(struct sroce_qp *qp)
+{
+	return qp->wire && sroce_net_tx_full(qp->sdev);
+}
+
+/*
+ * The next packet for the QP from its link, checked to come from its peer;
+ * what arrived by the other link (queued before a reset changed the link)
+ * is dropped and counted.
+ */
+static inline bool sroce_link_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	return sroce_shortcut_rx_next(qp, rx) || sroce_wire_rx_next(qp, rx);
+}
+
+static inline void sroce_link_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	if (rx->skb)
+		consume_skb(rx->skb);
+	else
+		sroce_shortcut_rx_done(qp, rx);
+}
+
+static inline bool sroce_link_rx_pending(struct sroce_qp *qp)
+{
+	return sroce_shortcut_rx_pending(qp) || sroce_wire_rx_pending(qp);
+}
+
+/* Drops every packet queued to the QP, on both links. */
+static inline void sroce_link_drop_rx(struct sroce_qp *qp)
+{
+	sroce_shortcut_drop_rx(qp);
+	sroce_wire_drop_rx(qp);
+}
+
+#endif /* SROCE_LINK_H */

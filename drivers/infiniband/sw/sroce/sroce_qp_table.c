@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QP tables: every QP of the host by number, and each device's GSI QP
+ * by its netdev. Rules:
+ * - QPNs are unique across every sroce device of the host (sroce_qps), so
+ *   the shortcut finds a destination QP by its number alone;
+ * - lookups run under RCU and take a reference (qp->refs), which
+ *   destroy_qp waits for; a QP is in a table only while it is complete.
+ */
+#include <linux/seq_file.h>
+#include "sroce.h"
+
+static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
+static u32 sroce_qpn_next = SROCE_MIN_QPN;
+/* Every device has its own QP1: GSI QPs by their netdev's ifindex. */
+static DEFINE_XARRAY(sroce_gsi_qps);
+
+static struct sroce_qp *sroce_qp_get_from(struct xarray *xa, unsigned long id)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(xa, id);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+struct sroce_qp *sroce_gsi_qp_get(int ifindex)
+{
+	return sroce_qp_get_from(&sroce_gsi_qps, ifindex);
+}
+
+/* A UD or GSI QP numbered qpn on the sroce device of ifindex. */
+struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex)
+{
+	struct sroce_qp *qp;
+
+	if (qpn == SROCE_GSI_QPN)
+		return sroce_gsi_qp_get(ifindex);
+	qp = sroce_qp_get(qpn);
+	if (qp && (!sroce_qp_is_ud(qp) || qp->sdev->ndev->ifindex != ifindex)) {
+		sroce_qp_put(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+struct sroce_qp *sroce_qp_get(u32 qpn)
+{
+	return sroce_qp_get_from(&sroce_qps, qpn);
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+/*
+ * debugfs "qps": a line per QP with its rings and PSNs, for finding where
+ * a stuck connection waits. Worker-owned fields are read without the
+ * worker, so a line is a hint, not a snapshot. The QPs stay allocated
+ * under rcu_read_lock(): destroy waits for RCU readers before freeing.
+ */
+static u32 sroce_qp_debug_producer(struct sroce_queue *q)
+{
+	return q->hdr ? sroce_ring_read_index(&q->hdr->producer) : 0;
+}
+
+static void sroce_qp_debug_line(struct seq_file *s, struct sroce_qp *qp)
+{
+	seq_printf(s, "qpn %u type %d state %d wire %d",
+		   qp->ibqp.qp_num, qp->ibqp.qp_type, READ_ONCE(qp->state),
+		   READ_ONCE(qp->wire));
+	seq_printf(s, " sq retire %u next %u fetched %u producer %u",
+		   READ_ONCE(qp->req.sq_retire), READ_ONCE(qp->req.sq_next),
+		   READ_ONCE(qp->req.sq_fetched), sroce_qp_debug_producer(&qp->sq));
+	seq_printf(s, " rq index %u producer %u",
+		   READ_ONCE(qp->rq.index), sroce_qp_debug_producer(&qp->rq));
+	seq_printf(s, " psn req %u una %u sent %u expected %u rx_seq %d",
+		   READ_ONCE(qp->req.req_psn), READ_ONCE(qp->req.una_psn),
+		   READ_ONCE(qp->req.sent_psn), READ_ONCE(qp->resp.rx_expected_psn),
+		   READ_ONCE(qp->resp.rx_seq));
+	seq_printf(s, " rx_skbs %u resend %d retries %u\n",
+		   skb_queue_len_lockless(&qp->rx_skbs),
+		   READ_ONCE(qp->req.resend_at) != 0, READ_ONCE(qp->req.retries));
+}
+
+int sroce_qp_debug_show(struct seq_file *s, void *unused)
+{
+	struct sroce_qp *qp;
+	unsigned long id;
+
+	rcu_read_lock();
+	xa_for_each(&sroce_gsi_qps, id, qp)
+		sroce_qp_debug_line(s, qp);
+	xa_for_each(&sroce_qps, id, qp)
+		sroce_qp_debug_line(s, qp);
+	rcu_read_unlock();
+	return 0;
+}
+
+/* For kernel CQ polling: the CQ's QPs outlive their completions. */
+struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	if (qpn == SROCE_GSI_QPN)
+		qp = xa_load(&sroce_gsi_qps,
+			     to_sdev(cq->ibcq.device)->ndev->ifindex);
+	else
+		qp = xa_load(&sroce_qps, qpn);
+	return qp ? &qp->ibqp : NULL;
+}
+
+/* Where a QP is found by number: GSI QPs by netdev, the others by QPN. */
+static struct xarray *sroce_qp_table(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_GSI ? &sroce_gsi_qps : &sroce_qps;
+}
+
+static unsigned long sroce_qp_table_id(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_GSI ? qp->sdev->ndev->ifindex :
+						qp->ibqp.qp_num;
+}
+
+/*
+ * Reserves the QP's number: QPNs are allocated cyclically, so a number is
+ * reused as late as possible. The QP is found by lookups only once
+ * sroce_qp_table_publish() ran.
+ */
+int sroce_qp_table_reserve(struct sroce_qp *qp, enum ib_qp_type type, u32 *qpn)
+{
+	if (type == IB_QPT_GSI) {
+		*qpn = SROCE_GSI_QPN;
+		return xa_insert(&sroce_gsi_qps, qp->sdev->ndev->ifindex, NULL,
+				 GFP_KERNEL);
+	}
+	return xa_alloc_cyclic(&sroce_qps, qpn, NULL,
+			       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
+			       &sroce_qpn_next, GFP_KERNEL);
+}
+
+void sroce_qp_table_publish(struct sroce_qp *qp)
+{
+	xa_store(sroce_qp_table(qp), sroce_qp_table_id(qp), qp, GFP_KERNEL);
+}
+
+void sroce_qp_table_erase(struct sroce_qp *qp)
+{
+	xa_erase(sroce_qp_table(qp), sroce_qp_table_id(qp));
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RC/UC transport's parts: the requester (sroce_rc_req.c), the
+ * responder (sroce_rc_resp.c) and the packet dispatch (sroce_rc.c). All
+ * run in the QP's worker, under worker->lock.
+ */
+#ifndef SROCE_RC_H
+#define SROCE_RC_H
+
+#include "sroce_engine.h"
+#include "sroce_link.h"
+
+static inline bool sroce_rc_is_rd(u8 wqe_opcode)
+{
+	return wqe_opcode == SROCE_WQE_RDMA_READ ||
+	       sroce_wqe_is_atomic(wqe_opcode);
+}
+
+/* sroce_rc_req.c */
+void sroce_rc_send_context(struct sroce_qp *qp, int *budget);
+bool sroce_rc_may_send(struct sroce_qp *qp);
+void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx);
+
+/* sroce_rc_resp.c */
+void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
+void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
+void sroce_rc_respond(struct sroce_qp *qp, int *budget);
+void sroce_rc_drop_state(struct sroce_qp *qp);
+
+#endif /* SROCE_RC_H */

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RC/UC responder: executes requests and sends the answers. Runs in
+ * the QP's worker only, the same on either link (sroce_link.h).
+ *
+ * Rules:
+ * - requests execute exactly once, in PSN order: the expected PSN, a
+ *   duplicate (answered again, never re-executed, except READs, which
+ *   are idempotent, and only as the history recorded them) or ahead (one
+ *   PSN sequence NAK per expected PSN);
+ * - answers leave in PSN order: READ responses and atomic ACKs from the
+ *   rd ring first, then a pending NAK or one coalesced ACK for
+ *   everything executed so far;
+ * - UC: nothing is acknowledged; a message the responder cannot take is
+ *   dropped and counted.
+ */
+#include <sroce/psn.h>
+#include <sroce/rc_rules.h>
+#include <sroce/rc_pkt.h>
+#include <sroce/roce_hdr.h>
+#include "sroce_rc.h"
+
+/* An ACK, RNR NAK or NAK for psn, with the responder's current MSN. */
+static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_pkt pkt = {
+		.opcode = IB_OPCODE_ACKNOWLEDGE,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = psn & SROCE_PSN_MASK,
+		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp.msn,
+	};
+
+	return sroce_link_xmit(qp, &pkt, NULL, 0, 0, 0);
+}
+
+enum sroce_rc_verdict {
+	SROCE_RC_DONE,		/* executed: the PSN is consumed */
+	SROCE_RC_RNR,		/* no receive WQE: RNR NAK */
+	SROCE_RC_DROP,		/* no resources now: the requester resends */
+	SROCE_RC_NAK_INVALID,
+	SROCE_RC_NAK_ACCESS,
+	SROCE_RC_NAK_OPERATION,
+};
+
+static const u8 sroce_rc_verdict_nak[] = {
+	[SROCE_RC_NAK_INVALID] = SROCE_NAK_INVALID_REQUEST,
+	[SROCE_RC_NAK_ACCESS] = SROCE_NAK_REMOTE_ACCESS,
+	[SROCE_RC_NAK_OPERATION] = SROCE_NAK_REMOTE_OPERATION,
+};
+
+static void sroce_rc_release_rx(struct sroce_qp *qp)
+{
+	if (qp->resp.rx_have_wqe) {
+		sroce_segs_put(qp->resp.rx_segs, qp->resp.rx_nseg);
+		qp->resp.rx_have_wqe = false;
+		qp->resp.rx_nseg = 0;
+	}
+	sroce_segs_put(&qp->resp.rx_write, 1);
+	qp->resp.rx_write = (struct sroce_seg){};
+	qp->resp.rx_seq = SROCE_RC_SEQ_NONE;
+}
+
+static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
+				   u32 byte_len, const struct sroce_pkt *pkt)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = qp->resp.rx_wr_id,
+		.status = status,
+		.opcode = opcode,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	if (status == IB_WC_SUCCESS) {
+		cqe.byte_len = byte_len;
+		if (sroce_opcode_info(pkt->opcode)->flags & SROCE_HDR_IMMDT) {
+			cqe.flags |= SROCE_CQE_WITH_IMM;
+			cqe.imm_data = (__force u32)cpu_to_be32(pkt->imm);
+		}
+		if (pkt->solicited)
+			cqe.flags |= SROCE_CQE_SOLICITED;
+	}
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+}
+
+/* Completes the receive WQE taken for a message, with status. */
+static void sroce_rc_finish_recv(struct sroce_qp *qp, u8 status, u8 opcode,
+				 u32 byte_len, const struct sroce_pkt *pkt)
+{
+	sroce_segs_put(qp->resp.rx_segs, qp->resp.rx_nseg);
+	qp->resp.rx_nseg = 0;
+	qp->resp.rx_have_wqe = false;
+	sroce_recv_done(qp);
+	sroce_rc_post_recv_cqe(qp, status, opcode, byte_len, pkt);
+}
+
+/* Takes the next receive WQE for a message; RNR if there is none. */
+static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
+						const struct sroce_pkt *pkt)
+{
+	u8 status;
+
+	int posted = sroce_rq_posted(qp);
+
+	if (posted < 0) {
+		sroce_qp_ring_error(qp);
+		return SROCE_RC_NAK_OPERATION;
+	}
+	if (!posted)
+		return SROCE_RC_RNR;
+	qp->resp.rx_nseg = 0;
+	status = sroce_take_recv(qp, qp->resp.rx_segs, &qp->resp.rx_nseg, &qp->resp.rx_cap,
+				 &qp->resp.rx_wr_id);
+	if (status != IB_WC_SUCCESS) {
+		sroce_rc_finish_recv(qp, status, IB_WC_RECV, 0, pkt);
+		return status == IB_WC_LOC_LEN_ERR ? SROCE_RC_NAK_INVALID :
+						     SROCE_RC_NAK_OPERATION;
+	}
+	qp->resp.rx_have_wqe = true;
+	return SROCE_RC_DONE;
+}
+
+static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
+						const struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
+	struct sroce_seg_iter dst, src;
+	enum sroce_rc_verdict v;
+
+	if (flags & SROCE_HDR_FIRST) {
+		v = sroce_rc_take_recv(qp, pkt);
+		if (v != SROCE_RC_DONE)
+			return v;
+		qp->resp.rx_off = 0;
+	}
+	if (!qp->resp.rx_have_wqe)
+		return SROCE_RC_NAK_INVALID;
+	if (pkt->payload_len > qp->resp.rx_cap - qp->resp.rx_off) {
+		sroce_rc_finish_recv(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, pkt);
+		return SROCE_RC_NAK_INVALID;
+	}
+	if (pkt->payload_len) {
+		sroce_seg_iter_init(&dst, qp->resp.rx_segs, qp->resp.rx_nseg, qp->resp.rx_off);
+		sroce_seg_iter_init(&src, rx->seg, rx->num_seg, 0);
+		sroce_seg_copy(&dst, &src, pkt->payload_len);
+	}
+	qp->resp.rx_off += pkt->payload_len;
+	if (flags & SROCE_HDR_LAST) {
+		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV, qp->resp.rx_off,
+				     pkt);
+		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	}
+	return SROCE_RC_DONE;
+}
+
+static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
+						 const struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
+	bool imm = flags & SROCE_HDR_IMMDT;
+	struct sroce_seg to;
+	u32 total;
+
+	/* With immediate, the receive WQE must be there before data lands. */
+	if (imm && !sroce_rq_posted(qp))
+		return SROCE_RC_RNR;
+	if (flags & SROCE_HDR_FIRST) {
+		if ((flags & SROCE_HDR_LAST) ?
+		    pkt->reth_len != pkt->payload_len :
+		    pkt->reth_len <= pkt->payload_len)
+			return SROCE_RC_NAK_INVALID;
+		if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va,
+				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE,
+				   &qp->resp.rx_write))
+			return SROCE_RC_NAK_ACCESS;
+		qp->resp.rx_off = 0;
+	} else if (qp->resp.rx_write.kind == SROCE_SEG_MR &&
+		   READ_ONCE(qp->resp.rx_write.mr->dead)) {
+		/* Its MR was deregistered since the WRITE began. */
+		return SROCE_RC_NAK_ACCESS;
+	}
+	/* rx_write.len bounds every packet: 0 for a zero-length WRITE. */
+	if (pkt->payload_len > qp->resp.rx_write.len - qp->resp.rx_off ||
+	    ((flags & SROCE_HDR_LAST) &&
+	     qp->resp.rx_off + pkt->payload_len != qp->resp.rx_write.len))
+		return SROCE_RC_NAK_INVALID;
+	if (pkt->payload_len) {
+		to = qp->resp.rx_write;
+		to.addr += qp->resp.rx_off;
+		to.len = pkt->payload_len;
+		sroce_segs_copy(&to, 1, rx->seg, rx->num_seg, pkt->payload_len);
+	}
+	qp->resp.rx_off += pkt->payload_len;
+	if (!(flags & SROCE_HDR_LAST))
+		return SROCE_RC_DONE;
+	total = qp->resp.rx_write.len;
+	sroce_segs_put(&qp->resp.rx_write, 1);
+	qp->resp.rx_write = (struct sroce_seg){};
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	if (imm) {
+		enum sroce_rc_verdict v = sroce_rc_take_recv(qp, pkt);
+
+		/*
+		 * The data has landed and the message is counted: too late to
+		 * ask for it again. Only an RQ producer that went back since
+		 * the check above gets here.
+		 */
+		if (v == SROCE_RC_RNR)
+			return SROCE_RC_NAK_OPERATION;
+		if (v != SROCE_RC_DONE)
+			return v;
+		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
+				     total, pkt);
+	}
+	return SROCE_RC_DONE;
+}
+
+static bool sroce_rc_rd_full(struct sroce_qp *qp)
+{
+	return qp->resp.rd_head - qp->resp.rd_tail >= SROCE_MAX_RD_ATOMIC;
+}
+
+static struct sroce_rd_resp *sroce_rc_rd_push(struct sroce_qp *qp)
+{
+	struct sroce_rd_resp *e = &qp->resp.rd[qp->resp.rd_head % SROCE_MAX_RD_ATOMIC];
+
+	qp->resp.rd_head++;
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
+						const struct sroce_pkt *pkt)
+{
+	struct sroce_rd_resp *e;
+	struct sroce_seg mem;
+
+	if (sroce_rc_rd_full(qp))
+		return SROCE_RC_DROP;
+	if (pkt->reth_len > SROCE_MAX_MSG_SIZE)
+		return SROCE_RC_NAK_INVALID;
+	if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
+			   IB_ACCESS_REMOTE_READ, &mem))
+		return SROCE_RC_NAK_ACCESS;
+	e = sroce_rc_rd_push(qp);
+	e->opcode = IB_OPCODE_RDMA_READ_REQUEST;
+	e->psn = pkt->psn;
+	e->len = pkt->reth_len;
+	e->npkts = sroce_rc_npkts(e->len, qp->path.mtu);
+	e->va = pkt->reth_va;
+	e->rkey = pkt->reth_rkey;
+	e->mem = mem;
+	return SROCE_RC_DONE;
+}
+
+/* Whether entry e of the rd ring is still queued to be answered. */
+static bool sroce_rc_rd_queued(struct sroce_qp *qp,
+			       const struct sroce_rd_resp *e)
+{
+	u32 slot = e - qp->resp.rd;
+
+	return (u32)(slot - qp->resp.rd_tail) % SROCE_MAX_RD_ATOMIC <
+	       qp->resp.rd_head - qp->resp.rd_tail;
+}
+
+/*
+ * A duplicate READ is answered again only as the responder's history
+ * recorded it (sroce_rc_read_replay_ok: the READ whose responses hold its
+ * PSN, the rest of the same bytes through the same rkey), and only if
+ * that rkey still grants them. Anything else is no READ this QP executed.
+ */
+static void sroce_rc_replay_read(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	const struct sroce_rc_read dup = {
+		.psn = pkt->psn, .va = pkt->reth_va, .len = pkt->reth_len,
+		.rkey = pkt->reth_rkey,
+	};
+	struct sroce_rd_resp *e, *found = NULL;
+	struct sroce_rc_read orig;
+	struct sroce_seg mem;
+	u32 i, off;
+
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		e = &qp->resp.rd[i];
+		if (e->opcode != IB_OPCODE_RDMA_READ_REQUEST || !e->npkts)
+			continue;
+		orig = (struct sroce_rc_read){
+			.psn = e->psn, .va = e->va, .len = e->len,
+			.rkey = e->rkey,
+		};
+		if (sroce_rc_read_replay_ok(&orig, &dup, qp->path.mtu, &off))
+			found = e;
+	}
+	if (!found)
+		goto drop;
+	if (sroce_rc_rd_queued(qp, found))
+		return;		/* its responses are still to be sent */
+	if (sroce_rc_rd_full(qp))
+		return;		/* no room: the requester asks again */
+	if (sroce_rkey_seg(qp, dup.rkey, dup.va, dup.len,
+			   IB_ACCESS_REMOTE_READ, &mem))
+		goto drop;
+	e = sroce_rc_rd_push(qp);
+	e->opcode = IB_OPCODE_RDMA_READ_REQUEST;
+	e->psn = dup.psn;
+	e->len = dup.len;
+	e->npkts = sroce_rc_npkts(e->len, qp->path.mtu);
+	e->va = dup.va;
+	e->rkey = dup.rkey;
+	e->mem = mem;
+	return;
+drop:
+	sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
+}
+
+static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
+						  const struct sroce_pkt *pkt)
+{
+	struct sroce_rd_resp *e;
+	u64 orig;
+
+	if (pkt->atm_va & 7)
+		return SROCE_RC_NAK_INVALID;
+	if (sroce_rc_rd_full(qp))
+		return SROCE_RC_DROP;
+	if (!sroce_remote_atomic(qp, pkt->atm_rkey, pkt->atm_va,
+				 pkt->opcode == IB_OPCODE_COMPARE_SWAP ?
+				 SROCE_WQE_ATOMIC_CMP_SWP :
+				 SROCE_WQE_ATOMIC_FETCH_ADD,
+				 pkt->atm_swap_add, pkt->atm_compare, &orig))
+		return SROCE_RC_NAK_ACCESS;
+	e = sroce_rc_rd_push(qp);
+	e->opcode = pkt->opcode;
+	e->psn = pkt->psn;
+	e->npkts = 1;
+	e->orig = orig;
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	return SROCE_RC_DONE;
+}
+
+/* Sends an RNR NAK or NAK after the responses before it. */
+static void sroce_rc_queue_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	qp->resp.ctrl_pending = true;
+	qp->resp.ctrl_syndrome = syndrome;
+	qp->resp.ctrl_psn = psn;
+	qp->resp.nak_sent = true;
+}
+
+/*
+ * A duplicate: SEND and WRITE packets are acknowledged again; a READ is
+ * answered again from the history (sroce_rc_replay_read); an atomic's
+ * saved result is sent again. Nothing is executed twice.
+ */
+static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_rd_resp *e, *found = NULL;
+	u32 i;
+
+	sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
+	switch (pkt->opcode) {
+	case IB_OPCODE_RDMA_READ_REQUEST:
+		sroce_rc_replay_read(qp, pkt);
+		return;
+	case IB_OPCODE_COMPARE_SWAP:
+	case IB_OPCODE_FETCH_ADD:
+		for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+			e = &qp->resp.rd[i];
+			if (e->opcode == pkt->opcode && e->psn == pkt->psn &&
+			    e->npkts)
+				found = e;
+		}
+		if (!found) {
+			sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
+			return;
+		}
+		/* Still queued: it will be sent anyway. */
+		if (sroce_rc_rd_queued(qp, found))
+			return;
+		if (sroce_rc_rd_full(qp))
+			return;
+		{
+			struct sroce_rd_resp copy = *found;
+
+			e = sroce_rc_rd_push(qp);
+			*e = copy;
+			e->sent = 0;
+		}
+		return;
+	default:
+		qp->resp.ack_pending = true;
+		return;
+	}
+}
+
+/*
+ * UC: nothing is acknowledged or resent. A packet after a gap, or one the
+ * responder cannot take, drops the message it belongs to; the receive
+ * WQE a dropped SEND had started stays for the next message. Only a FIRST
+ * or ONLY packet starts a message again.
+ */
+static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
+{
+	sroce_stat_add(why, 1);
+	sroce_rc_release_rx(qp);
+}
+
+void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	enum sroce_rc_verdict v;
+	enum sroce_rc_seq seq;
+
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (sroce_psn_classify(pkt->psn, qp->resp.rx_expected_psn) ==
+	    SROCE_PSN_DUPLICATE) {
+		sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
+		return;
+	}
+	if (pkt->psn != qp->resp.rx_expected_psn && qp->resp.rx_seq != SROCE_RC_SEQ_NONE)
+		sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
+	qp->resp.rx_expected_psn = sroce_psn_add(pkt->psn, 1);
+
+	seq = sroce_rc_seq_next(qp->resp.rx_seq, pkt->opcode);
+	if (seq == SROCE_RC_SEQ_INVALID ||
+	    !sroce_rc_payload_ok(pkt->opcode, pkt->payload_len, qp->path.mtu)) {
+		/* A message whose start was lost, or a bad packet. */
+		sroce_uc_drop_message(qp, SROCE_STAT_RX_DROP_PROTOCOL);
+		return;
+	}
+	if (pkt->opcode >= IB_OPCODE_RDMA_WRITE_FIRST &&
+	    pkt->opcode <= IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
+		v = sroce_rc_exec_write(qp, rx);
+	else
+		v = sroce_rc_exec_send(qp, rx);
+	if (v == SROCE_RC_DONE) {
+		qp->resp.rx_seq = seq;
+		return;
+	}
+	sroce_uc_drop_message(qp, v == SROCE_RC_RNR ?
+				  SROCE_STAT_RX_DROP_NO_RECV :
+				  SROCE_STAT_RX_DROP_PROTOCOL);
+}
+
+void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	enum sroce_psn_class class;
+	enum sroce_rc_verdict v;
+	enum sroce_rc_seq seq;
+	u16 flags;
+
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	class = sroce_psn_classify(pkt->psn, qp->resp.rx_expected_psn);
+	if (class == SROCE_PSN_AHEAD) {
+		if (!qp->resp.nak_sent) {
+			sroce_stat_add(SROCE_STAT_SEQ_NAKS, 1);
+			sroce_rc_queue_nak(qp,
+					   sroce_aeth_nak(SROCE_NAK_PSN_SEQUENCE),
+					   qp->resp.rx_expected_psn);
+		}
+		return;
+	}
+	if (class == SROCE_PSN_DUPLICATE) {
+		sroce_rc_duplicate(qp, pkt);
+		return;
+	}
+	if (qp->resp.ctrl_pending)
+		return;		/* the same PSN again before we answered */
+
+	flags = sroce_opcode_info(pkt->opcode)->flags;
+	seq = sroce_rc_seq_next(qp->resp.rx_seq, pkt->opcode);
+	if (seq == SROCE_RC_SEQ_INVALID ||
+	    !sroce_rc_payload_ok(pkt->opcode, pkt->payload_len, qp->path.mtu)) {
+		v = SROCE_RC_NAK_INVALID;
+	} else {
+		switch (pkt->opcode) {
+		case IB_OPCODE_SEND_FIRST:
+		case IB_OPCODE_SEND_MIDDLE:
+		case IB_OPCODE_SEND_LAST:
+		case IB_OPCODE_SEND_LAST_WITH_IMMEDIATE:
+		case IB_OPCODE_SEND_ONLY:
+		case IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE:
+			v = sroce_rc_exec_send(qp, rx);
+			break;
+		case IB_OPCODE_RDMA_WRITE_FIRST:
+		case IB_OPCODE_RDMA_WRITE_MIDDLE:
+		case IB_OPCODE_RDMA_WRITE_LAST:
+		case IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE:
+		case IB_OPCODE_RDMA_WRITE_ONLY:
+		case IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
+			v = sroce_rc_exec_write(qp, rx);
+			break;
+		case IB_OPCODE_RDMA_READ_REQUEST:
+			v = sroce_rc_exec_read(qp, pkt);
+			if (v == SROCE_RC_DONE)
+				qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+			break;
+		case IB_OPCODE_COMPARE_SWAP:
+		case IB_OPCODE_FETCH_ADD:
+			v = sroce_rc_exec_atomic(qp, pkt);
+			break;
+		default:	/* SEND with invalidate: not offered */
+			v = SROCE_RC_NAK_INVALID;
+			break;
+		}
+	}
+
+	switch (v) {
+	case SROCE_RC_DONE:
+		qp->resp.nak_sent = false;
+		qp->resp.rx_seq = seq;
+		qp->resp.rx_expected_psn =
+			sroce_rc_next_expected(pkt->psn,
+					       pkt->opcode == IB_OPCODE_RDMA_READ_REQUEST,
+					       qp->resp.rd[(qp->resp.rd_head - 1) %
+						      SROCE_MAX_RD_ATOMIC].npkts);
+		/* READs and atomics are acknowledged by their responses. */
+		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD))
+			qp->resp.ack_pending = true;
+		return;
+	case SROCE_RC_RNR:
+		sroce_stat_add(SROCE_STAT_RNR_NAKS, 1);
+		sroce_rc_queue_nak(qp, sroce_aeth_rnr(qp->attr.min_rnr_timer),
+				   pkt->psn);
+		return;
+	case SROCE_RC_DROP:
+		return;
+	default:
+		/* Fatal for the connection: say why, then stop. */
+		sroce_rc_send_aeth(qp, sroce_aeth_nak(sroce_rc_verdict_nak[v]),
+				   pkt->psn);
+		sroce_rc_release_rx(qp);
+		sroce_qp_error(qp);
+		return;
+	}
+}
+
+/* Answers: READ responses and atomic ACKs, then a NAK or an ACK. */
+void sroce_rc_respond(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_rd_resp *e;
+	struct sroce_pkt pkt;
+	u32 len, mtu = qp->path.mtu;
+	struct sroce_seg seg;
+
+	while (qp->resp.rd_tail != qp->resp.rd_head) {
+		if (*budget <= 0 || sroce_link_tx_full(qp))
+			return;
+		e = &qp->resp.rd[qp->resp.rd_tail % SROCE_MAX_RD_ATOMIC];
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.dest_qpn = qp->attr.dest_qp_num;
+		pkt.psn = sroce_psn_add(e->psn, e->sent);
+		pkt.aeth_syndrome = sroce_aeth_ack();
+		pkt.aeth_msn = qp->resp.msn;
+		len = 0;
+		if (e->opcode == IB_OPCODE_RDMA_READ_REQUEST) {
+			pkt.opcode = sroce_rc_read_resp_opcode(e->sent, e->npkts);
+			len = sroce_rc_pkt_len(e->len, mtu, e->sent);
+			seg = e->mem;
+			seg.addr += (u64)e->sent * mtu;
+			seg.len = len;
+		} else {
+			pkt.opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE;
+			pkt.atmack_orig = e->orig;
+			seg = (struct sroce_seg){};
+		}
+		if (sroce_link_xmit(qp, &pkt, &seg, 1, 0, len))
+			return;
+		(*budget)--;
+		if (++e->sent == e->npkts) {
+			sroce_segs_put(&e->mem, 1);
+			e->mem = (struct sroce_seg){};
+			qp->resp.rd_tail++;
+		}
+	}
+	if (qp->resp.ctrl_pending) {
+		if (sroce_rc_send_aeth(qp, qp->resp.ctrl_syndrome, qp->resp.ctrl_psn))
+			return;
+		qp->resp.ctrl_pending = false;
+		qp->resp.ack_pending = false;
+	} else if (qp->resp.ack_pending) {
+		if (sroce_rc_send_aeth(qp, sroce_aeth_ack(),
+				       sroce_psn_add(qp->resp.rx_expected_psn, -1)))
+			return;
+		qp->resp.ack_pending = false;
+	}
+}
+
+/* Drops the responder's state: in the error state and at reset. */
+void sroce_rc_drop_state(struct sroce_qp *qp)
+{
+	struct sroce_rd_resp *e;
+	u32 i;
+
+	sroce_rc_release_rx(qp);
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		e = &qp->resp.rd[i];
+		sroce_segs_put(&e->mem, 1);
+		e->mem = (struct sroce_seg){};
+	}
+	memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
+	qp->resp.rd_head = 0;
+	qp->resp.rd_tail = 0;
+	qp->resp.ctrl_pending = false;
+	qp->resp.ack_pending = false;
+	qp->resp.nak_sent = false;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory through segments: how the transports and links read and write
+ * the memory a message names, and how a key becomes a segment.
+ *
+ * Rules:
+ * - a segment's address is read as its kind says (enum sroce_seg_kind)
+ *   and never derived from a key or any value a user or packet chooses;
+ * - an MR segment holds a reference on its MR, taken when the key was
+ *   checked for PD, range and access, and dropped by sroce_segs_put();
+ * - every atomic of the host is applied under one lock, as a NIC orders
+ *   its own.
+ */
+#include <linux/highmem.h>
+#include <linux/spinlock.h>
+#include "sroce_seg.h"
+
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+void sroce_seg_hold(const struct sroce_seg *seg)
+{
+	if (seg->kind == SROCE_SEG_MR)
+		refcount_inc(&seg->mr->refs);
+}
+
+void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
+{
+	unsigned int i;
+
+	for (i = 0; i < num; i++)
+		if (segs[i].kind == SROCE_SEG_MR)
+			sroce_mr_put(segs[i].mr);
+}
+
+void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
+			 unsigned int num, u32 off)
+{
+	it->seg = seg;
+	it->num = num;
+	it->i = 0;
+	while (it->i + 1 < num && off >= seg[it->i].len) {
+		off -= seg[it->i].len;
+		it->i++;
+	}
+	it->off = off;
+}
+
+/*
+ * Maps the next bytes of it; NULL (a bug in the caller's bounds) past the
+ * end of the list or on a segment without memory.
+ */
+static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
+{
+	const struct sroce_seg *s;
+	void *p;
+	u32 left;
+
+	while (it->i < it->num && it->off == it->seg[it->i].len) {
+		it->i++;
+		it->off = 0;
+	}
+	if (WARN_ON_ONCE(it->i == it->num))
+		return NULL;
+	s = &it->seg[it->i];
+	left = s->len - it->off;
+	switch (s->kind) {
+	case SROCE_SEG_KERNEL:
+		*chunk = left;
+		return (void *)(uintptr_t)(s->addr + it->off);
+	case SROCE_SEG_MR:
+		p = sroce_mr_map(s->mr, s->addr + it->off, chunk);
+		*chunk = min(*chunk, left);
+		return p;
+	default:
+		WARN_ON_ONCE(1);
+		return NULL;
+	}
+}
+
+static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
+{
+	if (it->seg[it->i].kind == SROCE_SEG_MR)
+		sroce_mr_unmap(it->seg[it->i].mr, p);
+}
+
+void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
+		    u32 len)
+{
+	void *d, *s;
+	u32 dc, sc, n;
+
+	while (len) {
+		s = sroce_seg_map(src, &sc);
+		if (!s)
+			return;
+		d = sroce_seg_map(dst, &dc);
+		if (!d) {
+			sroce_seg_unmap(src, s);
+			return;
+		}
+		n = min3(len, sc, dc);
+		memcpy(d, s, n);
+		sroce_seg_unmap(dst, d);
+		sroce_seg_unmap(src, s);
+		src->off += n;
+		dst->off += n;
+		len -= n;
+		cond_resched();
+	}
+}
+
+int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
+		    struct bio_vec *vec, unsigned int max)
+{
+	struct sroce_seg_iter it = *start;
+	const struct sroce_seg *s;
+	unsigned int n = 0;
+	u32 in_page, chunk;
+
+	while (len) {
+		while (it.i < it.num && it.off == it.seg[it.i].len) {
+			it.i++;
+			it.off = 0;
+		}
+		if (it.i == it.num || n == max)
+			return -EOPNOTSUPP;
+		s = &it.seg[it.i];
+		if (s->kind != SROCE_SEG_MR || s->mr->dma)
+			return -EOPNOTSUPP;
+		vec[n].bv_page = sroce_mr_page(s->mr, s->addr + it.off,
+					       &in_page);
+		chunk = min3(len, s->len - it.off, (u32)PAGE_SIZE - in_page);
+		vec[n].bv_offset = in_page;
+		vec[n].bv_len = chunk;
+		n++;
+		it.off += chunk;
+		len -= chunk;
+	}
+	return n;
+}
+
+void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
+		     const struct sroce_seg *src, unsigned int nsrc, u32 len)
+{
+	struct sroce_seg_iter d, s;
+
+	sroce_seg_iter_init(&d, dst, ndst, 0);
+	sroce_seg_iter_init(&s, src, nsrc, 0);
+	sroce_seg_copy(&d, &s, len);
+}
+
+/*
+ * Looks up the MR of key for [addr, addr + len), len > 0, and checks it for
+ * this QP's PD, the range and the access. No key value is special: key 0
+ * names no MR (index 0 is never allocated), and a kernel DMA MR grants no
+ * remote access.
+ */
+struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+			      u32 len, int access, bool remote)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_get(qp->sdev, key);
+	if (!mr)
+		return ERR_PTR(-ENOENT);
+	if (!sroce_mr_allows(mr, qp->ibqp.pd, addr, len, access) ||
+	    (remote && mr->dma)) {
+		sroce_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
+	return mr;
+}
+
+/* Fills segs from SGEs; false if a key is bad for the access wanted. */
+bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
+			unsigned int num, int access, struct sroce_seg *segs)
+{
+	struct sroce_mr *mr;
+	unsigned int i;
+
+	for (i = 0; i < num; i++) {
+		segs[i] = (struct sroce_seg){};
+		if (!sge[i].length)
+			continue;	/* touches nothing: no key check */
+		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
+				  access, false);
+		if (IS_ERR(mr)) {
+			sroce_segs_put(segs, i);
+			return false;
+		}
+		segs[i].mr = mr;
+		segs[i].addr = sge[i].addr;
+		segs[i].len = sge[i].length;
+		segs[i].kind = SROCE_SEG_MR;
+	}
+	return true;
+}
+
+/*
+ * The responder's memory at (rkey, va, len), checked for the QP's access
+ * flags, the MR's PD, range and access: 0 or -EACCES. A zero-length access
+ * touches no memory and checks no key (IBTA C9-88): an empty segment.
+ */
+int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+		   int access, struct sroce_seg *seg)
+{
+	struct sroce_mr *mr;
+
+	*seg = (struct sroce_seg){};
+	if (!(qp->attr.qp_access_flags & access))
+		return -EACCES;
+	if (!len)
+		return 0;
+	mr = sroce_sge_mr(qp, rkey, va, len, access, true);
+	if (IS_ERR(mr))
+		return -EACCES;
+	*seg = (struct sroce_seg){
+		.mr = mr, .addr = va, .len = len, .kind = SROCE_SEG_MR,
+	};
+	return 0;
+}
+
+/*
+ * Applies an atomic to the responder's 8 bytes at (rkey, va), which the
+ * caller checked are aligned; false if the rkey does not grant it. One
+ * lock orders every atomic of the host, as a NIC orders its own.
+ */
+bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			 u64 swap_add, u64 compare, u64 *orig)
+{
+	struct sroce_seg seg;
+	u64 *p;
+	u32 chunk;
+
+	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
+			   &seg))
+		return false;
+	p = sroce_mr_map(seg.mr, va, &chunk);
+	spin_lock(&sroce_atomic_lock);
+	*orig = READ_ONCE(*p);
+	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
+		if (*orig == compare)
+			WRITE_ONCE(*p, swap_add);
+	} else {
+		WRITE_ONCE(*p, *orig + swap_add);
+	}
+	spin_unlock(&sroce_atomic_lock);
+	sroce_mr_unmap(seg.mr, p);
+	sroce_segs_put(&seg, 1);
+	return true;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory through segments (sroce_seg.c): how the transports and links
+ * read and write the memory a message names. Runs in a QP's worker.
+ */
+#ifndef SROCE_SEG_H
+#define SROCE_SEG_H
+
+#include "sroce.h"
+
+struct sroce_seg_iter {
+	const struct sroce_seg *seg;
+	unsigned int num;
+	unsigned int i;
+	u32 off;
+};
+
+/* Positions it at byte off of the segment list (off <= total length). */
+void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
+			 unsigned int num, u32 off);
+/* Copies len bytes; both sides were checked to hold at least len. */
+void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
+		    u32 len);
+/*
+ * The page pieces behind len bytes from it, for attaching to an skb
+ * rather than copying: returns how many of vec they fill, or -EOPNOTSUPP
+ * if the bytes are kernel memory or need more than max pieces. it does
+ * not move.
+ */
+int sroce_seg_pages(const struct sroce_seg_iter *it, u32 len,
+		    struct bio_vec *vec, unsigned int max);
+void sroce_segs_put(const struct sroce_seg *segs, unsigned int num);
+/* Another reference to the memory of seg, for a second holder. */
+void sroce_seg_hold(const struct sroce_seg *seg);
+/* Copies len bytes between segment lists that both hold at least len. */
+void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
+		     const struct sroce_seg *src, unsigned int nsrc, u32 len);
+/* A buffer the module owns as a segment (see enum sroce_seg_kind). */
+static inline struct sroce_seg sroce_kseg(void *p, u32 len)
+{
+	return (struct sroce_seg){
+		.addr = (uintptr_t)p, .len = len, .kind = SROCE_SEG_KERNEL,
+	};
+}
+
+struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+			      u32 len, int access, bool remote);
+bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
+			unsigned int num, int access, struct sroce_seg *segs);
+int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+		   int access, struct sroce_seg *seg);
+bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			 u64 swap_add, u64 compare, u64 *orig);
+
+#endif /* SROCE_SEG_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The producer half of the engine's sleep protocol (the worker's half is
+ * in sroce_engine.c). Every producer in the kernel (the socket, the
+ * shortcut, timers, kernel posters, modify_qp) publishes its work first
+ * (a ring index, a queued packet, a state), then wakes the worker: what
+ * it published is visible before it reads the worker's flag, so either
+ * the worker's re-check sees the work or the producer sees the flag.
+ */
+#ifndef SROCE_WAKE_H
+#define SROCE_WAKE_H
+
+#include <linux/sched.h>
+#include "sroce.h"
+
+static inline void sroce_worker_wake(struct sroce_worker *w)
+{
+	smp_mb();	/* publish, then read the flag; pairs with the worker */
+	if (READ_ONCE(w->sdev->status->words[w->index]) &
+	    SROCE_WORKER_NEED_WAKEUP) {
+		/* Seen by a worker that is not asleep yet (sroce_worker_fn). */
+		set_bit(SROCE_WORKER_WOKEN, &w->pending);
+		wake_up_process(w->task);
+	}
+}
+
+/*
+ * Wakes the worker of a QP something was queued to, unless the running
+ * pass is that worker's: a pass that is running already sees it.
+ */
+static inline void sroce_worker_notify(struct sroce_qp *to)
+{
+	if (READ_ONCE(to->worker->runner) != current)
+		sroce_worker_wake(to->worker);
+}
+
+#endif /* SROCE_WAKE_H */

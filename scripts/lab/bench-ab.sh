@@ -1,0 +1,60 @@
+#!/bin/bash
+# Runs inside the lab VM (scripts/bench compare): the same-host sroce rows
+# of bench.sh for two builds of sroce.ko in this one boot, alternated
+# ROUNDS times (A B A B ...), and prints each row's median per build and
+# the ratio of B to A (above 1: B is better). Boots differ more than
+# builds, so two builds are compared only inside one boot.
+#   bench-ab.sh KO_A KO_B [ROUNDS]
+set -u
+ko_a=$1 ko_b=$2 rounds=${3:-3}
+iters=${SROCE_BENCH_ITERS:-2000}
+updates=/lib/modules/$(uname -r)/updates
+# shellcheck source=scripts/lab/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_veth
+
+declare -A all
+keys=(write_bw write_rate send_lat read_bw send_bw atomic_rate)
+for ((round = 0; round < rounds; round++)); do
+	for build in A B; do
+		ko=$ko_a
+		[ $build = B ] && ko=$ko_b
+		mkdir -p "$updates"
+		cp "$ko" "$updates/sroce.ko"
+		rdma link add sroce0 type sroce netdev v0 || exit 1
+		sleep 1
+		v=()
+		v+=("$(perf sroce0 ib_write_bw -s 65536 -n "$iters" | col 4)")
+		v+=("$(perf sroce0 ib_write_bw -s 64 -n $((iters * 5)) | col 5)")
+		v+=("$(perf sroce0 ib_send_lat -s 64 -n "$iters" | col 5)")
+		v+=("$(perf sroce0 ib_read_bw -s 65536 -n "$iters" | col 4)")
+		v+=("$(perf sroce0 ib_send_bw -s 65536 -n "$iters" | col 4)")
+		v+=("$(perf sroce0 ib_atomic_bw -n "$iters" | col 5)")
+		for i in "${!keys[@]}"; do
+			all[$build.${keys[$i]}]+="${v[$i]:-fail} "
+		done
+		rdma link delete sroce0
+		rmmod sroce || exit 1
+	done
+done
+
+median() {	# median VALUES...: of the numeric ones
+	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) print "fail"; else
+			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+printf '%-28s %10s %10s %7s  %s\n' benchmark A B B/A "rounds A | B"
+row() {	# row NAME KEY HIGHER_IS_BETTER
+	local a b q
+	# shellcheck disable=SC2086
+	a=$(median ${all[A.$2]})
+	# shellcheck disable=SC2086
+	b=$(median ${all[B.$2]})
+	q=$(awk -v a="$a" -v b="$b" -v h="$3" 'BEGIN {
+		if (a + 0 == 0 || b + 0 == 0) print "n/a";
+		else printf "%.2f", h ? b / a : a / b }')
+	printf '%-28s %10s %10s %7s  %s| %s\n' "$1" "$a" "$b" "$q" \
+		"${all[A.$2]}" "${all[B.$2]}"
+}
+bench_rows
+echo "(B/A: how many times better B is; medians of $rounds alternated rounds in one boot, $iters iterations)"

@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Shared by the same-host benches run inside the lab VM (bench.sh,
+# bench-ab.sh); sourced, not run.
+
+# A veth v0 (192.0.2.1/24) for the devices under test.
+bench_veth() {
+	ip link add v0 type veth peer name v0p
+	ip link set v0p up
+	ip link set v0 up
+	ip addr add 192.0.2.1/24 dev v0
+	sleep 1
+}
+
+# perf DEV TOOL ARGS...: the client's result line, or nothing.
+perf() {
+	local dev=$1 tool=$2
+	shift 2
+	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" > /tmp/bench-srv.log 2>&1 &
+	sleep 2
+	timeout 120 "$tool" -d "$dev" -x 1 -F "$@" 127.0.0.1 > /tmp/bench-cli.log 2>&1
+	wait
+	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/bench-cli.log | tail -n 1
+}
+
+# field N of a result line
+col() { awk -v n="$1" '{ print $n }'; }
+
+# The perftest rows both benches print, through the caller's
+# row NAME KEY HIGHER_IS_BETTER.
+bench_rows() {
+	row "ib_write_bw 64KiB MB/s" write_bw 1
+	row "ib_write_bw 64B Mpps" write_rate 1
+	row "ib_send_lat 64B typical us" send_lat 0
+	row "ib_read_bw 64KiB MB/s" read_bw 1
+	row "ib_send_bw 64KiB MB/s" send_bw 1
+	row "ib_atomic_bw Mpps" atomic_rate 1
+}
