@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * hold_open DEV SECONDS: opens DEV, allocates a PD, prints "ready" and
+ * hold_open DEV SECONDS [QPS]: opens DEV, allocates a PD (and QPS more
+ * RC QPs, whose destruction makes the removal slow), prints "ready" and
  * keeps the device open while the test removes it underneath. Checks that
  * the process is told (IBV_EVENT_DEVICE_FATAL within SECONDS), that the
  * device refuses new work afterwards, and that closing it still works.
@@ -30,13 +31,15 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd, *pd2;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	int i, n, bogus;
+	int i, n, bogus, extra = 0;
 	struct pollfd pfd;
 	time_t deadline;
 	int fatal = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: hold_open DEV SECONDS\n");
+	if (argc == 4)
+		extra = atoi(argv[3]);
+	if (argc < 3 || argc > 4 || extra < 0) {
+		fprintf(stderr, "usage: hold_open DEV SECONDS [QPS]\n");
 		return 2;
 	}
 	ctx = tl_open_device(argv[1]);
@@ -60,6 +63,10 @@ int main(int argc, char **argv)
 	}
 	tl_check(n == 4, "the CQ went round its ring once (%d flushed receives)",
 		 n);
+	/* Left for the removal to destroy. */
+	for (i = 0; i < extra; i++)
+		if (!ibv_create_qp(pd, &init))
+			tl_die("an extra QP");
 	printf("ready\n");
 	fflush(stdout);
 

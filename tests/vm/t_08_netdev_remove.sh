@@ -1,4 +1,5 @@
-# Deleting the netdev removes the sroce device, also with users attached.
+# Deleting the netdev removes the sroce device, also with users attached
+# and when the removal is slow.
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2
@@ -16,6 +17,24 @@ rc=$?
 sed 's/^/holder: /' "$out"
 check "holder saw the removal and closed cleanly" test $rc -eq 0
 check_eq "one device left" 1 "$(objects devices)"
+
+# While references to a deleted netdev are held (sroce's, until its
+# unregistration ends), the kernel sends NETDEV_UNREGISTER again every
+# second. A removal that takes longer (200 QPs to destroy) must still end.
+make_veth v2 3
+rdma link add sroce2 type sroce netdev v2
+"$T/hold_open" sroce2 120 200 > "$out" 2>&1 &
+pid=$!
+check "a holder of 200 QPs is ready" wait_line "$out" ready 100
+start=$(date +%s%N)
+check "ip link del completes while it destroys them" timeout 60 ip link del v2
+ms=$((($(date +%s%N) - start) / 1000000))
+check "that removal took over a second ($ms ms): the event came again" \
+	[ "$ms" -gt 1200 ]
+check "sroce2 went with its netdev" wait_for 10 dev_absent sroce2
+wait $pid
+rc=$?
+check "that holder closed cleanly" test $rc -eq 0
 check "ip link del v1 without users" timeout 30 ip link del v1
 check "sroce1 went with its netdev" wait_for 10 dev_absent sroce1
 check "no objects left" objects_zero

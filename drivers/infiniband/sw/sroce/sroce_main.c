@@ -258,14 +258,20 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
-/* Runs under RTNL: unregistration is deferred (sroce_defer_work). */
+/*
+ * Runs under RTNL: unregistration is deferred (sroce_defer_work). The
+ * netdev sends NETDEV_UNREGISTER again every second while references to
+ * it are held (ours until the unregistration ends): only the first one
+ * queues the work. A work item queued again while it runs would hold a
+ * device reference that the running unregistration waits for.
+ */
 static void sroce_netdev_gone(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 
 	mutex_lock(&sroce_devices_lock);
 	sdev = sroce_find_locked(ndev);
-	if (sdev) {
+	if (sdev && !sdev->ndev_gone) {
 		sdev->ndev_gone = true;
 		if (ib_device_try_get(&sdev->ibdev) &&
 		    !sroce_defer_work(&sdev->unregister_work))
