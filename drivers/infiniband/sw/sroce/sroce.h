@@ -262,6 +262,14 @@ struct sroce_worker {
 	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
+	/*
+	 * A QP of this worker that the running pass queued work to (the
+	 * shortcut's peer): the pass runs it next, so a request, its
+	 * answer and the completion take one pass. Only the runner reads
+	 * or writes it, and it is NULL whenever the lock is free; a QP
+	 * leaves the worker only under the lock, so it needs no reference.
+	 */
+	struct sroce_qp *chase;
 	/* A kick found the lock taken: a kicking runner goes again. */
 	unsigned long pending;	/* bits SROCE_WORKER_KICK_NOTED, _WOKEN */
 	/*
@@ -571,7 +579,14 @@ enum sroce_stat {
 };
 
 /* sroce_stats.c (a leaf) */
-void sroce_stat_add(enum sroce_stat stat, u64 n);
+/* Per CPU: counted on every packet, from any context, with no shared line. */
+DECLARE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
+
+static inline void sroce_stat_add(enum sroce_stat stat, u64 n)
+{
+	this_cpu_add(sroce_stats[stat], n);
+}
+
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
 struct dentry;

@@ -69,7 +69,7 @@ void sroce_engine_register(enum ib_qp_type type,
 	sroce_transports[type] = transport;
 }
 
-static int sroce_qp_process(struct sroce_qp *qp)
+static int sroce_qp_run(struct sroce_qp *qp)
 {
 	const struct sroce_transport *t = qp->transport;
 	int budget = SROCE_QP_BUDGET;
@@ -131,6 +131,28 @@ void sroce_engine_reset_qp(struct sroce_qp *qp)
 	sroce_shortcut_cache_free(qp);
 }
 
+/*
+ * Hops a pass follows from a QP to the QPs of its worker it queued work
+ * to (worker->chase): a request to its peer, and the answer back.
+ */
+#define SROCE_CHASE_HOPS 2
+
+/* Runs qp, then the peers its run queued work to, in that order. */
+static int sroce_qp_process(struct sroce_worker *w, struct sroce_qp *qp)
+{
+	int done = sroce_qp_run(qp);
+	unsigned int hop;
+
+	for (hop = 0; hop < SROCE_CHASE_HOPS && w->chase; hop++) {
+		qp = w->chase;
+		w->chase = NULL;
+		if (sroce_qp_has_work(qp))
+			done += sroce_qp_run(qp);
+	}
+	w->chase = NULL;	/* the pass's order reaches it */
+	return done;
+}
+
 static int sroce_worker_pass_locked(struct sroce_worker *w)
 {
 	struct sroce_qp *qp;
@@ -139,7 +161,7 @@ static int sroce_worker_pass_locked(struct sroce_worker *w)
 	/* A QP with nothing to do costs a few reads, not a pass. */
 	list_for_each_entry(qp, &w->qps, worker_node)
 		if (sroce_qp_has_work(qp))
-			done += sroce_qp_process(qp);
+			done += sroce_qp_process(w, qp);
 	return done;
 }
 
@@ -165,6 +187,7 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 			break;
 		}
 	}
+	w->chase = NULL;
 	WRITE_ONCE(w->runner, NULL);
 	return idle;
 }
@@ -261,7 +284,8 @@ static int sroce_worker_fn(void *arg)
 #define SROCE_KICK_ROUNDS 4
 /*
  * Passes a kick's round runs at most: on the shortcut a request, its
- * answer and the completion take up to three, and a kick that stops
+ * answer and the completion take one pass between QPs of one worker
+ * (worker->chase) and up to three otherwise, and a kick that stops
  * before its QPs are idle hands them to the worker, which costs a wakeup.
  */
 #define SROCE_KICK_PASSES 8

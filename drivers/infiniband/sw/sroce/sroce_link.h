@@ -47,7 +47,6 @@ int sroce_wire_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		    u32 len);
 struct sock *sroce_net_sk6(void);
 bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
-bool sroce_wire_rx_pending(struct sroce_qp *qp);
 void sroce_wire_drop_rx(struct sroce_qp *qp);
 
 /* The shortcut (sroce_shortcut.c). */
@@ -55,7 +54,6 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len);
 bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
-bool sroce_shortcut_rx_pending(struct sroce_qp *qp);
 void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx);
 /* Ends a run of the QP: drops the descriptor it kept for an answer. */
 void sroce_shortcut_unpark(struct sroce_qp *qp);
@@ -87,9 +85,22 @@ static inline bool sroce_link_tx_full(struct sroce_qp *qp)
  * what arrived by the other link (queued before a reset changed the link)
  * is dropped and counted.
  */
+/* What each link has queued to the QP (read without a lock: a hint). */
+static inline bool sroce_shortcut_queued(struct sroce_qp *qp)
+{
+	return qp->rx_batch || !llist_empty(&qp->rx);
+}
+
+static inline bool sroce_wire_queued(struct sroce_qp *qp)
+{
+	return !skb_queue_empty_lockless(&qp->rx_skbs) ||
+	       !skb_queue_empty(&qp->rx_pending);
+}
+
 static inline bool sroce_link_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	return sroce_shortcut_rx_next(qp, rx) || sroce_wire_rx_next(qp, rx);
+	return (sroce_shortcut_queued(qp) && sroce_shortcut_rx_next(qp, rx)) ||
+	       (sroce_wire_queued(qp) && sroce_wire_rx_next(qp, rx));
 }
 
 static inline void sroce_link_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
@@ -102,7 +113,7 @@ static inline void sroce_link_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
 
 static inline bool sroce_link_rx_pending(struct sroce_qp *qp)
 {
-	return sroce_shortcut_rx_pending(qp) || sroce_wire_rx_pending(qp);
+	return sroce_shortcut_queued(qp) || sroce_wire_queued(qp);
 }
 
 /* Drops every packet queued to the QP, on both links. */

@@ -319,12 +319,6 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 	}
 }
 
-bool sroce_wire_rx_pending(struct sroce_qp *qp)
-{
-	return !skb_queue_empty_lockless(&qp->rx_skbs) ||
-	       !skb_queue_empty(&qp->rx_pending);
-}
-
 void sroce_wire_drop_rx(struct sroce_qp *qp)
 {
 	skb_queue_purge(&qp->rx_skbs);

@@ -57,8 +57,12 @@ static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 	struct llist_node *node;
 	struct sroce_lmsg *msg;
 
-	if (size > SROCE_LMSG_SPARE_SIZE)
-		return kvzalloc(size, GFP_KERNEL);
+	if (size > SROCE_LMSG_SPARE_SIZE) {
+		msg = kvmalloc(size, GFP_KERNEL);
+		if (msg)
+			msg->spare_sized = false;
+		return msg;
+	}
 	node = llist_del_first(&qp->lmsg_cache);
 	if (node) {
 		atomic_dec(&qp->lmsg_cached);
@@ -66,10 +70,8 @@ static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 	} else {
 		msg = kmalloc(SROCE_LMSG_SPARE_SIZE, GFP_KERNEL);
 	}
-	if (msg) {
-		memset(msg, 0, size);
+	if (msg)
 		msg->spare_sized = true;
-	}
 	return msg;
 }
 
@@ -211,8 +213,6 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (msg) {
 		/* Its sender is the peer, and its reference is now ours. */
 		dest = msg->sender;
-		memset(msg, 0, size);
-		msg->spare_sized = true;
 	} else {
 		dest = sroce_qp_get(qp->attr.dest_qp_num);
 		if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type) {
@@ -228,6 +228,8 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			return -ENOMEM;
 		}
 	}
+	/* Every member is written here: a descriptor is not zeroed. */
+	msg->num_segs = 0;
 	sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
 			      &msg->segs[pieces]);
 	msg->pkt = *pkt;
@@ -293,11 +295,6 @@ void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	sroce_shortcut_park(qp, rx->msg);
 	rx->msg = NULL;
-}
-
-bool sroce_shortcut_rx_pending(struct sroce_qp *qp)
-{
-	return qp->rx_batch || !llist_empty(&qp->rx);
 }
 
 void sroce_shortcut_drop_rx(struct sroce_qp *qp)

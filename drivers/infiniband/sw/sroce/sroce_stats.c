@@ -11,8 +11,7 @@
 #include "sroce.h"
 
 static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
-/* Per CPU: counted on every packet, from any context, with no shared line. */
-static DEFINE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
+DEFINE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
 
 static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_KICKS] = "kicks",
@@ -43,11 +42,6 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
 	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
 };
-
-void sroce_stat_add(enum sroce_stat stat, u64 n)
-{
-	this_cpu_add(sroce_stats[stat], n);
-}
 
 static int sroce_engine_stats_show(struct seq_file *s, void *unused)
 {

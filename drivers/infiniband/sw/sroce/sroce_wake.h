@@ -26,12 +26,21 @@ static inline void sroce_worker_wake(struct sroce_worker *w)
 
 /*
  * Wakes the worker of a QP something was queued to, unless the running
- * pass is that worker's: a pass that is running already sees it.
+ * pass is that worker's: a pass that is running already sees it, and
+ * runs the QP next if it runs no other first (worker->chase). Called
+ * from a pass only (task context), never from an interrupt that may
+ * have interrupted a runner.
  */
 static inline void sroce_worker_notify(struct sroce_qp *to)
 {
-	if (READ_ONCE(to->worker->runner) != current)
-		sroce_worker_wake(to->worker);
+	struct sroce_worker *w = to->worker;
+
+	if (READ_ONCE(w->runner) != current) {
+		sroce_worker_wake(w);
+		return;
+	}
+	if (!w->chase)
+		w->chase = to;
 }
 
 #endif /* SROCE_WAKE_H */
