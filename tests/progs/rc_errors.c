@@ -298,6 +298,31 @@ static void flush_on_error(void)
 	free_end(&b);
 }
 
+/* query_qp reports the PSNs as they were set, whatever was sent since. */
+static void query_psns(void)
+{
+	struct ibv_qp_attr qa = {};
+	struct ibv_qp_init_attr qi;
+	struct ibv_wc wc;
+	struct end a, b;
+	int i, ok = 1;
+
+	connect_pair(&a, &b, &dflt);
+	for (i = 0; i < 3; i++) {
+		post(&a, IBV_WR_RDMA_WRITE, (uintptr_t)a.buf, 64, a.mr->lkey,
+		     (uintptr_t)b.buf, b.mr->rkey);
+		ok &= wait_status(a.cq, 10, &wc) == IBV_WC_SUCCESS;
+	}
+	tl_check(ok, "three RDMA WRITEs completed");
+	tl_check(!ibv_query_qp(a.qp, &qa, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN, &qi),
+		 "ibv_query_qp");
+	tl_check(qa.sq_psn == 100 && qa.rq_psn == 100,
+		 "query_qp: sq_psn %u and rq_psn %u as set (100), after three messages",
+		 qa.sq_psn, qa.rq_psn);
+	free_end(&a);
+	free_end(&b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -319,6 +344,7 @@ int main(int argc, char **argv)
 	too_small();
 	dead_peer();
 	flush_on_error();
+	query_psns();
 
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

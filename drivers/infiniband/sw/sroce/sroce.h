@@ -18,6 +18,7 @@
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/timer.h>
@@ -266,8 +267,9 @@ struct sroce_worker {
 	 * A QP of this worker that the running pass queued work to (the
 	 * shortcut's peer): the pass runs it next, so a request, its
 	 * answer and the completion take one pass. Only the runner reads
-	 * or writes it, and it is NULL whenever the lock is free; a QP
-	 * leaves the worker only under the lock, so it needs no reference.
+	 * or writes it, and it is NULL whenever the lock is free. It is
+	 * only ever a QP on the list, which leaves it only under the lock:
+	 * it needs no reference.
 	 */
 	struct sroce_qp *chase;
 	/* A kick found the lock taken: a kicking runner goes again. */
@@ -485,8 +487,6 @@ struct sroce_qp {
 	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
-	/* One kept for an answer while the worker runs the QP. */
-	struct sroce_lmsg *lmsg_parked;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)

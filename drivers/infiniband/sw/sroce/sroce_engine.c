@@ -92,7 +92,6 @@ static int sroce_qp_run(struct sroce_qp *qp)
 	default:
 		break;
 	}
-	sroce_shortcut_unpark(qp);
 	return done + SROCE_QP_BUDGET - budget;
 }
 

@@ -25,8 +25,14 @@ struct sroce_lmsg;
 
 /* A received packet, as a link hands it to the transport. */
 struct sroce_rx {
-	struct sroce_pkt pkt;
-	const struct sroce_seg *seg;	/* the payload: pkt.payload_len bytes */
+	/*
+	 * The headers: the shortcut's point into its descriptor, the wire's
+	 * are parsed into "parsed". The transport may rewrite them. An rx
+	 * is never copied (pkt may point into it).
+	 */
+	struct sroce_pkt *pkt;
+	struct sroce_pkt parsed;
+	const struct sroce_seg *seg;	/* the payload: pkt->payload_len bytes */
 	unsigned int num_seg;
 	/* Which link it came by, and what holds it until sroce_link_rx_done. */
 	struct sk_buff *skb;
@@ -55,8 +61,6 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			u32 off, u32 len);
 bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx);
-/* Ends a run of the QP: drops the descriptor it kept for an answer. */
-void sroce_shortcut_unpark(struct sroce_qp *qp);
 void sroce_shortcut_drop_rx(struct sroce_qp *qp);
 /* Frees the QP's cache of released descriptors; under the worker's lock. */
 void sroce_shortcut_cache_free(struct sroce_qp *qp);
@@ -80,11 +84,6 @@ static inline bool sroce_link_tx_full(struct sroce_qp *qp)
 	return qp->wire && sroce_net_tx_full(qp->sdev);
 }
 
-/*
- * The next packet for the QP from its link, checked to come from its peer;
- * what arrived by the other link (queued before a reset changed the link)
- * is dropped and counted.
- */
 /* What each link has queued to the QP (read without a lock: a hint). */
 static inline bool sroce_shortcut_queued(struct sroce_qp *qp)
 {
@@ -97,6 +96,11 @@ static inline bool sroce_wire_queued(struct sroce_qp *qp)
 	       !skb_queue_empty(&qp->rx_pending);
 }
 
+/*
+ * The next packet for the QP from its link, checked to come from its peer;
+ * what arrived by the other link (queued before a reset changed the link)
+ * is dropped and counted.
+ */
 static inline bool sroce_link_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	return (sroce_shortcut_queued(qp) && sroce_shortcut_rx_next(qp, rx)) ||

@@ -256,7 +256,7 @@ static bool sroce_wire_payload(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_seg *kseg = qp->rx_kseg;
 	struct skb_shared_info *shinfo;
-	u32 left = rx->pkt.payload_len, n;
+	u32 left = rx->pkt->payload_len, n;
 	unsigned int i;
 
 	if ((skb_has_frag_list(skb) ||
@@ -265,10 +265,10 @@ static bool sroce_wire_payload(struct sroce_qp *qp, struct sk_buff *skb,
 		return false;
 	shinfo = skb_shinfo(skb);
 	rx->num_seg = 0;
-	n = min(left, skb_headlen(skb) - rx->pkt.hdr_len);
+	n = min(left, skb_headlen(skb) - rx->pkt->hdr_len);
 	if (n)
 		kseg[rx->num_seg++] =
-			sroce_kseg(skb->data + rx->pkt.hdr_len, n);
+			sroce_kseg(skb->data + rx->pkt->hdr_len, n);
 	left -= n;
 	for (i = 0; left && i < shinfo->nr_frags; i++) {
 		n = min(left, skb_frag_size(&shinfo->frags[i]));
@@ -299,15 +299,16 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			spin_unlock_bh(&qp->rx_skbs.lock);
 			continue;
 		}
+		rx->pkt = &rx->parsed;
 		if (!READ_ONCE(qp->wire)) {
 			/* Queued while the QP was on the wire, before a reset. */
 			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		} else if (!sroce_wire_from_peer(qp, skb)) {
 			sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
-		} else if (sroce_pkt_parse(skb->data, skb->len, &rx->pkt) !=
+		} else if (sroce_pkt_parse(skb->data, skb->len, rx->pkt) !=
 			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx)) {
 			sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
-		} else if (!sroce_pkey_matches_default(rx->pkt.pkey)) {
+		} else if (!sroce_pkey_matches_default(rx->pkt->pkey)) {
 			sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
 		} else {
 			sroce_stat_add(SROCE_STAT_RX_PKTS, 1);

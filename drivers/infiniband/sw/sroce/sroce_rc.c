@@ -14,7 +14,7 @@
 /* A packet from either link, from the QP's peer (the link checked). */
 static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	struct sroce_pkt *pkt = &rx->pkt;
+	struct sroce_pkt *pkt = rx->pkt;
 
 	if ((pkt->opcode & SROCE_OPC_SERVICE_MASK) !=
 	    (sroce_qp_is_uc(qp) ? IB_OPCODE_UC : IB_OPCODE_RC)) {
@@ -47,7 +47,8 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
  */
 static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 {
-	struct sroce_rx rx;
+	/* Not zeroed on every call: rx_next sets all that is read of it. */
+	struct sroce_rx rx __uninitialized;
 	int n = 0;
 
 	while (*budget > 0 && sroce_link_rx_next(qp, &rx)) {

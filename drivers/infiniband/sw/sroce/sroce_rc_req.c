@@ -313,7 +313,7 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 /* A READ response or an atomic ACK: data for the WQE that holds its PSN. */
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 {
-	const struct sroce_pkt *pkt = &rx->pkt;
+	const struct sroce_pkt *pkt = rx->pkt;
 	struct sroce_swqe *sw;
 	struct sroce_seg_iter dst, src;
 	struct sroce_seg in;

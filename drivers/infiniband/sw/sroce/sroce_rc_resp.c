@@ -124,7 +124,7 @@ static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 						const struct sroce_rx *rx)
 {
-	const struct sroce_pkt *pkt = &rx->pkt;
+	const struct sroce_pkt *pkt = rx->pkt;
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	struct sroce_seg_iter dst, src;
 	enum sroce_rc_verdict v;
@@ -158,7 +158,7 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 						 const struct sroce_rx *rx)
 {
-	const struct sroce_pkt *pkt = &rx->pkt;
+	const struct sroce_pkt *pkt = rx->pkt;
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	bool imm = flags & SROCE_HDR_IMMDT;
 	struct sroce_seg to;
@@ -411,7 +411,7 @@ static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
 
 void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 {
-	const struct sroce_pkt *pkt = &rx->pkt;
+	const struct sroce_pkt *pkt = rx->pkt;
 	enum sroce_rc_verdict v;
 	enum sroce_rc_seq seq;
 
@@ -452,7 +452,7 @@ void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 
 void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 {
-	const struct sroce_pkt *pkt = &rx->pkt;
+	const struct sroce_pkt *pkt = rx->pkt;
 	enum sroce_psn_class class;
 	enum sroce_rc_verdict v;
 	enum sroce_rc_seq seq;
@@ -552,7 +552,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 {
 	struct sroce_rd_resp *e;
-	struct sroce_pkt pkt;
+	struct sroce_pkt pkt __uninitialized;	/* zeroed for each answer */
 	u32 len, mtu = qp->path.mtu;
 	struct sroce_seg seg;
 

@@ -6,9 +6,7 @@
  * destination QP's rx list: the parsed headers the wire would carry and
  * the payload as segments. Rules:
  * - one packet per message: the link's MTU is the largest message
- *   (SROCE_SHORTCUT_MTU), so a byte is copied once, by the receiver; an
- *   answer travels in the descriptor of the request it answers when it
- *   can (see sroce_shortcut_park());
+ *   (SROCE_SHORTCUT_MTU), so a byte is copied once, by the receiver;
  * - payload in an MR is referred to, not copied: the descriptor holds
  *   its own references on the MRs, so neither side's teardown can pull
  *   memory from under the other. Bytes in kernel memory (inline data)
@@ -152,49 +150,6 @@ static unsigned int sroce_shortcut_pieces(const struct sroce_seg *segs,
 	return pieces;
 }
 
-/*
- * Answering with the request's own descriptor: the receiver keeps the last
- * descriptor it handled (qp->lmsg_parked: its payload released, its
- * reference to the sender kept) while its worker runs the QP, and the next
- * packet to that sender (an ACK, a response) travels in it, without a
- * lookup or an allocation. The engine unparks at the end of each run of
- * the QP (sroce_shortcut_unpark), so no reference outlives the pass.
- */
-static void sroce_shortcut_park(struct sroce_qp *qp, struct sroce_lmsg *msg)
-{
-	sroce_segs_put(msg->segs, msg->num_segs);
-	msg->num_segs = 0;
-	if (!qp->lmsg_parked && msg->spare_sized) {
-		qp->lmsg_parked = msg;
-		return;
-	}
-	sroce_lmsg_free(msg);
-}
-
-/* The parked descriptor if it goes to the QP's peer and holds size bytes. */
-static struct sroce_lmsg *sroce_shortcut_unpark_for(struct sroce_qp *qp,
-						    size_t size)
-{
-	struct sroce_lmsg *msg = qp->lmsg_parked;
-
-	if (!msg || size > SROCE_LMSG_SPARE_SIZE ||
-	    msg->sender->ibqp.qp_num != qp->attr.dest_qp_num ||
-	    msg->sender->ibqp.qp_type != qp->ibqp.qp_type)
-		return NULL;
-	qp->lmsg_parked = NULL;
-	return msg;
-}
-
-void sroce_shortcut_unpark(struct sroce_qp *qp)
-{
-	struct sroce_lmsg *msg = qp->lmsg_parked;
-
-	if (msg) {
-		qp->lmsg_parked = NULL;
-		sroce_lmsg_free(msg);
-	}
-}
-
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len)
@@ -209,24 +164,18 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	pieces = sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy,
 				       NULL, NULL);
 	size = struct_size(msg, segs, pieces) + copy;
-	msg = sroce_shortcut_unpark_for(qp, size);
-	if (msg) {
-		/* Its sender is the peer, and its reference is now ours. */
-		dest = msg->sender;
-	} else {
-		dest = sroce_qp_get(qp->attr.dest_qp_num);
-		if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type) {
-			/* Another transport has no such QP. */
-			sroce_qp_put(dest);
-			dest = NULL;
-		}
-		if (!dest)
-			return 0;	/* nobody there: lost, as on a wire */
-		msg = sroce_lmsg_alloc(qp, size);
-		if (!msg) {
-			sroce_qp_put(dest);
-			return -ENOMEM;
-		}
+	dest = sroce_qp_get(qp->attr.dest_qp_num);
+	if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type) {
+		/* Another transport has no such QP. */
+		sroce_qp_put(dest);
+		dest = NULL;
+	}
+	if (!dest)
+		return 0;	/* nobody there: lost, as on a wire */
+	msg = sroce_lmsg_alloc(qp, size);
+	if (!msg) {
+		sroce_qp_put(dest);
+		return -ENOMEM;
 	}
 	/* Every member is written here: a descriptor is not zeroed. */
 	msg->num_segs = 0;
@@ -281,7 +230,7 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			sroce_lmsg_free(msg);
 			continue;
 		}
-		rx->pkt = msg->pkt;
+		rx->pkt = &msg->pkt;
 		rx->seg = msg->segs;
 		rx->num_seg = msg->num_segs;
 		rx->msg = msg;
@@ -293,7 +242,7 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 
 void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	sroce_shortcut_park(qp, rx->msg);
+	sroce_lmsg_free(rx->msg);
 	rx->msg = NULL;
 }
 
@@ -303,5 +252,4 @@ void sroce_shortcut_drop_rx(struct sroce_qp *qp)
 
 	while ((msg = sroce_shortcut_pop(qp)))
 		sroce_lmsg_free(msg);
-	sroce_shortcut_unpark(qp);
 }

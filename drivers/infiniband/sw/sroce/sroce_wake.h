@@ -30,6 +30,11 @@ static inline void sroce_worker_wake(struct sroce_worker *w)
  * runs the QP next if it runs no other first (worker->chase). Called
  * from a pass only (task context), never from an interrupt that may
  * have interrupted a runner.
+ *
+ * Only a QP still on the worker's list is chased: the runner holds the
+ * lock its removal needs, so it outlives the pass. A QP that destroy has
+ * taken off (a descriptor's reference can still reach it) may be freed
+ * once the caller drops that reference; destroy drains its queue.
  */
 static inline void sroce_worker_notify(struct sroce_qp *to)
 {
@@ -39,7 +44,7 @@ static inline void sroce_worker_notify(struct sroce_qp *to)
 		sroce_worker_wake(w);
 		return;
 	}
-	if (!w->chase)
+	if (!w->chase && !list_empty(&to->worker_node))
 		w->chase = to;
 }
 

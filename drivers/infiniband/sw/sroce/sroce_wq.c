@@ -182,7 +182,8 @@ u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 {
 	struct sroce_queue *q = &qp->rq;
 	struct sroce_recv_wqe hdr, *ring;
-	struct sroce_sge sge[SROCE_MAX_SGE];
+	/* Only the num_sge entries copied from the ring are read. */
+	struct sroce_sge sge[SROCE_MAX_SGE] __uninitialized;
 	size_t extra;
 
 	ring = sroce_queue_slot(q, q->index);
