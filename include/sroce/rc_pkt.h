@@ -9,6 +9,7 @@
 #ifndef SROCE_RC_PKT_H
 #define SROCE_RC_PKT_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /* AETH credit field meaning "no end-to-end credits are used". */
@@ -48,12 +49,35 @@ static inline u8 sroce_aeth_nak(enum sroce_nak_code code)
 	return SROCE_AETH_NAK | code;
 }
 
-enum sroce_aeth_kind sroce_aeth_kind(u8 syndrome);
+static inline enum sroce_aeth_kind sroce_aeth_kind(u8 syndrome)
+{
+	switch (syndrome & SROCE_AETH_KIND_MASK) {
+	case 0:
+		return SROCE_AETH_KIND_ACK;
+	case SROCE_AETH_RNR:
+		return SROCE_AETH_KIND_RNR;
+	case SROCE_AETH_NAK:
+		return SROCE_AETH_KIND_NAK;
+	default:
+		return SROCE_AETH_KIND_RESERVED;
+	}
+}
 
 /* PSNs a message of len bytes occupies: one per packet, at least one. */
-u32 sroce_rc_npkts(u32 len, u32 mtu);
+static inline u32 sroce_rc_npkts(u32 len, u32 mtu)
+{
+	return len ? len / mtu + !!(len % mtu) : 1;
+}
+
 /* Payload bytes of packet pkt (from 0) of a len-byte message. */
-u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt);
+static inline u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt)
+{
+	u64 off = (u64)pkt * mtu;
+
+	if (off >= len)
+		return 0;
+	return min_t(u64, len - off, mtu);
+}
 
 /* SROCE_RC_NO_OPCODE where no packet fits. */
 #define SROCE_RC_NO_OPCODE 0xff

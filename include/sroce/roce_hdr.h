@@ -70,7 +70,17 @@ struct sroce_opcode_info {
 };
 
 /* NULL for an opcode sroce does not speak (RD, XRC, CNP, reserved). */
-const struct sroce_opcode_info *sroce_opcode_info(u8 opcode);
+/* Indexed by opcode; an opcode sroce does not speak has no name. */
+extern const struct sroce_opcode_info sroce_opcodes[256];
+
+/* Inline: every packet asks several times. NULL for an unknown opcode. */
+static inline const struct sroce_opcode_info *sroce_opcode_info(u8 opcode)
+{
+	const struct sroce_opcode_info *info = &sroce_opcodes[opcode];
+
+	return info->name ? info : NULL;
+}
+
 /* Length of the BTH and the extension headers of an opcode. */
 size_t sroce_opcode_hdr_len(const struct sroce_opcode_info *info);
 

@@ -681,7 +681,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
-void sroce_mr_put(struct sroce_mr *mr);
+
+/* Inline: every message puts the MRs it named. The last put defers. */
+static inline void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		sroce_defer_work(&mr->release_work);
+}
+
 bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		     u64 len, int access);
 /* A user MR's page holding iova (inside the MR), and iova's offset in it. */
@@ -711,7 +718,13 @@ struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn);
 int sroce_qp_table_reserve(struct sroce_qp *qp, enum ib_qp_type type, u32 *qpn);
 void sroce_qp_table_publish(struct sroce_qp *qp);
 void sroce_qp_table_erase(struct sroce_qp *qp);
-void sroce_qp_put(struct sroce_qp *qp);
+
+/* Inline: every message holds its sender. destroy_qp waits for the last. */
+static inline void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
 
 /* sroce_engine.c */
 int sroce_engine_start(struct sroce_dev *sdev);

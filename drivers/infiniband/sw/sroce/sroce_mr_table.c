@@ -25,12 +25,6 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 }
 
 /* Only an engine user's reference can be the last one here. */
-void sroce_mr_put(struct sroce_mr *mr)
-{
-	if (refcount_dec_and_test(&mr->refs))
-		sroce_defer_work(&mr->release_work);
-}
-
 /* Overflow-safe: [iova, iova + len) inside the MR, same PD, access given. */
 bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		     u64 len, int access)

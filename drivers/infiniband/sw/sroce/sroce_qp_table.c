@@ -52,12 +52,6 @@ struct sroce_qp *sroce_qp_get(u32 qpn)
 	return sroce_qp_get_from(&sroce_qps, qpn);
 }
 
-void sroce_qp_put(struct sroce_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refs))
-		complete(&qp->released);
-}
-
 /*
  * debugfs "qps": a line per QP with its rings and PSNs, for finding where
  * a stuck connection waits. Worker-owned fields are read without the

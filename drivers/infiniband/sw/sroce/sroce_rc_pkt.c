@@ -8,34 +8,6 @@
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 
-enum sroce_aeth_kind sroce_aeth_kind(u8 syndrome)
-{
-	switch (syndrome & SROCE_AETH_KIND_MASK) {
-	case 0:
-		return SROCE_AETH_KIND_ACK;
-	case SROCE_AETH_RNR:
-		return SROCE_AETH_KIND_RNR;
-	case SROCE_AETH_NAK:
-		return SROCE_AETH_KIND_NAK;
-	default:
-		return SROCE_AETH_KIND_RESERVED;
-	}
-}
-
-u32 sroce_rc_npkts(u32 len, u32 mtu)
-{
-	return len ? len / mtu + !!(len % mtu) : 1;
-}
-
-u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt)
-{
-	u64 off = (u64)pkt * mtu;
-
-	if (off >= len)
-		return 0;
-	return min_t(u64, len - off, mtu);
-}
-
 /* Opcodes of a SEND or WRITE family by position: first, middle, last, only. */
 struct sroce_rc_family {
 	u8 first, middle, last, only;

@@ -36,7 +36,7 @@
 #define LAST SROCE_HDR_LAST
 #define ONLY SROCE_HDR_ONLY
 
-static const struct sroce_opcode_info sroce_opcodes[256] = {
+const struct sroce_opcode_info sroce_opcodes[256] = {
 	[IB_OPCODE_SEND_FIRST] = { "RC_SEND_FIRST", REQ | PL | FIRST },
 	[IB_OPCODE_SEND_MIDDLE] = { "RC_SEND_MIDDLE", REQ | PL | MIDDLE },
 	[IB_OPCODE_SEND_LAST] = { "RC_SEND_LAST", REQ | PL | LAST },
@@ -113,13 +113,6 @@ size_t sroce_opcode_hdr_len(const struct sroce_opcode_info *info)
 		if (info->flags & BIT(i))
 			len += sroce_ext_hdr_len[i];
 	return len;
-}
-
-const struct sroce_opcode_info *sroce_opcode_info(u8 opcode)
-{
-	const struct sroce_opcode_info *info = &sroce_opcodes[opcode];
-
-	return info->name ? info : NULL;
 }
 
 /*

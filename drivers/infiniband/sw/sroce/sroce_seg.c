@@ -17,21 +17,6 @@
 
 static DEFINE_SPINLOCK(sroce_atomic_lock);
 
-void sroce_seg_hold(const struct sroce_seg *seg)
-{
-	if (seg->kind == SROCE_SEG_MR)
-		refcount_inc(&seg->mr->refs);
-}
-
-void sroce_segs_put(const struct sroce_seg *segs, unsigned int num)
-{
-	unsigned int i;
-
-	for (i = 0; i < num; i++)
-		if (segs[i].kind == SROCE_SEG_MR)
-			sroce_mr_put(segs[i].mr);
-}
-
 void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 			 unsigned int num, u32 off)
 {

@@ -29,9 +29,23 @@ void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
  */
 int sroce_seg_pages(const struct sroce_seg_iter *it, u32 len,
 		    struct bio_vec *vec, unsigned int max);
-void sroce_segs_put(const struct sroce_seg *segs, unsigned int num);
+static inline void sroce_segs_put(const struct sroce_seg *segs,
+				  unsigned int num)
+{
+	unsigned int i;
+
+	for (i = 0; i < num; i++)
+		if (segs[i].kind == SROCE_SEG_MR)
+			sroce_mr_put(segs[i].mr);
+}
+
 /* Another reference to the memory of seg, for a second holder. */
-void sroce_seg_hold(const struct sroce_seg *seg);
+static inline void sroce_seg_hold(const struct sroce_seg *seg)
+{
+	if (seg->kind == SROCE_SEG_MR)
+		refcount_inc(&seg->mr->refs);
+}
+
 /* Copies len bytes between segment lists that both hold at least len. */
 void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 		     const struct sroce_seg *src, unsigned int nsrc, u32 len);

@@ -112,10 +112,10 @@ static void sroce_lmsg_free(struct sroce_lmsg *msg)
  * memory, or everything when copy_all) into *copy. With msg it fills msg's
  * payload: a reference to each MR piece, the copied ones in data.
  */
-static unsigned int sroce_shortcut_pieces(const struct sroce_seg *segs,
-					  unsigned int nsegs, u32 off, u32 len,
-					  bool copy_all, u32 *copy,
-					  struct sroce_lmsg *msg, void *data)
+static __always_inline unsigned int
+sroce_shortcut_pieces(const struct sroce_seg *segs, unsigned int nsegs,
+		      u32 off, u32 len, bool copy_all, u32 *copy,
+		      struct sroce_lmsg *msg, void *data)
 {
 	struct sroce_seg piece, *out;
 	unsigned int i, pieces = 0;
