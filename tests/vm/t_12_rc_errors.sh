@@ -1,5 +1,6 @@
 # RC error paths: statuses for bad keys, access, ranges, RNR, short
-# receive buffers, a vanished peer, misaligned atomics and flushes; and CQ
+# receive buffers, a vanished peer, misaligned atomics and flushes, with
+# packets handed over and queued (t_11); and CQ
 # resizing with completions held, including a refused shrink.
 . ./lib.sh
 make_veth v0 1
@@ -7,6 +8,11 @@ rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished" test $? -le 1
+# The same over descriptors only (see t_11).
+echo 0 > /sys/module/sroce/parameters/shortcut_hand_over
+timeout 120 "$T/rc_errors" sroce0 1
+check "rc_errors finished, descriptors only (shortcut_hand_over=0)" test $? -le 1
+echo 1 > /sys/module/sroce/parameters/shortcut_hand_over
 timeout 60 "$T/cq_resize" sroce0 1
 check "cq_resize finished" test $? -le 1
 check "no objects left" wait_for 10 objects_at "$base"

@@ -272,6 +272,8 @@ struct sroce_worker {
 	 * it needs no reference.
 	 */
 	struct sroce_qp *chase;
+	/* The shortcut is handing a packet over (sroce_shortcut.c); runner only. */
+	bool handing_over;
 	/* A kick found the lock taken: a kicking runner goes again. */
 	unsigned long pending;	/* bits SROCE_WORKER_KICK_NOTED, _WOKEN */
 	/*
@@ -574,6 +576,7 @@ enum sroce_stat {
 	SROCE_STAT_RX_DROP_ADDRESS,	/* RC/UC: not from the path's addresses */
 	SROCE_STAT_RX_DROP_REPLAY,	/* a duplicate READ/atomic not in history */
 	SROCE_STAT_SHORTCUT_DROP_PEER,	/* shortcut: the QP does not name it */
+	SROCE_STAT_SHORTCUT_HAND_OVERS,	/* shortcut: taken without a descriptor */
 	SROCE_STAT_QP_RING_ERRORS,	/* QPs failed for an impossible index */
 	SROCE_STAT_COUNT
 };
@@ -712,6 +715,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sroce_kick_attach(struct sroce_qp *qp, int fd);
 void sroce_kick_detach(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(u32 qpn);
+struct sroce_qp *sroce_qp_find_rcu(u32 qpn);
 struct sroce_qp *sroce_gsi_qp_get(int ifindex);
 struct sroce_qp *sroce_qp_get_on(u32 qpn, int ifindex);
 struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn);

@@ -67,6 +67,8 @@ void sroce_engine_register(enum ib_qp_type type,
 			   const struct sroce_transport *transport)
 {
 	sroce_transports[type] = transport;
+	if (transport->take)
+		sroce_shortcut_register(type, transport->take);
 }
 
 static int sroce_qp_run(struct sroce_qp *qp)
@@ -186,7 +188,6 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 			break;
 		}
 	}
-	w->chase = NULL;
 	WRITE_ONCE(w->runner, NULL);
 	return idle;
 }

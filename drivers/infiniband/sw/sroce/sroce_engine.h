@@ -7,6 +7,7 @@
 #ifndef SROCE_ENGINE_H
 #define SROCE_ENGINE_H
 
+#include "sroce_link.h"
 #include "sroce_wq.h"
 
 /* Transports ------------------------------------------------------------- */
@@ -28,6 +29,8 @@ struct sroce_transport {
 	void (*drop_state)(struct sroce_qp *qp);
 	/* Drops what is queued to the QP; from any context. */
 	void (*drop_rx)(struct sroce_qp *qp);
+	/* Takes one packet a link hands over (sroce_link.h), or NULL. */
+	sroce_link_take_fn *take;
 };
 
 extern const struct sroce_transport sroce_rc_transport;	/* RC and UC */

@@ -10,6 +10,10 @@
  * The transport above sees the same descriptors from both: it pulls them
  * with sroce_link_rx_next() and sends with sroce_link_xmit(). A link
  * checks that a packet comes from the QP's peer before it hands it up.
+ * The shortcut may also hand a packet straight to the destination QP's
+ * transport, through the handler the transport registered for its QP
+ * types (sroce_shortcut_register(), from the engine's registration): the
+ * one way a link reaches a transport, and never by name.
  */
 #ifndef SROCE_LINK_H
 #define SROCE_LINK_H
@@ -26,9 +30,10 @@ struct sroce_lmsg;
 /* A received packet, as a link hands it to the transport. */
 struct sroce_rx {
 	/*
-	 * The headers: the shortcut's point into its descriptor, the wire's
-	 * are parsed into "parsed". The transport may rewrite them. An rx
-	 * is never copied (pkt may point into it).
+	 * The headers: the shortcut's point into its descriptor (or, handed
+	 * over, to the sender's scratch), the wire's are parsed into
+	 * "parsed". The transport may rewrite them. An rx is never copied
+	 * (pkt may point into it).
 	 */
 	struct sroce_pkt *pkt;
 	struct sroce_pkt parsed;
@@ -56,6 +61,13 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_wire_drop_rx(struct sroce_qp *qp);
 
 /* The shortcut (sroce_shortcut.c). */
+/*
+ * A transport's handler of one packet that the shortcut hands over instead
+ * of queueing it: called in a pass of the QP's worker, which holds its
+ * lock; rx and its payload are valid only during the call.
+ */
+typedef void sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx);
+void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take);
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len);
@@ -68,6 +80,8 @@ void sroce_shortcut_cache_free(struct sroce_qp *qp);
 /*
  * Sends one packet: headers from pkt, then len payload bytes of segs from
  * byte off. 0, or an error with nothing sent (the caller tries again).
+ * pkt is the caller's scratch: the link and a transport it hands the
+ * packet to may change it.
  */
 static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				  const struct sroce_seg *segs,

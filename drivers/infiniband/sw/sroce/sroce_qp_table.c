@@ -53,6 +53,16 @@ struct sroce_qp *sroce_qp_get(u32 qpn)
 }
 
 /*
+ * The QP numbered qpn, without a reference: for a caller in an RCU
+ * read-side section (destroy waits for those before it frees the QP),
+ * which takes a reference or pins the QP otherwise before the section ends.
+ */
+struct sroce_qp *sroce_qp_find_rcu(u32 qpn)
+{
+	return xa_load(&sroce_qps, qpn);
+}
+
+/*
  * debugfs "qps": a line per QP with its rings and PSNs, for finding where
  * a stuck connection waits. Worker-owned fields are read without the
  * worker, so a line is a hint, not a snapshot. The QPs stay allocated

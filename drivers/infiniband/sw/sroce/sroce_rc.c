@@ -41,6 +41,13 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 		sroce_rc_handle_read_data(qp, rx);
 }
 
+/* One packet from the QP's link, queued or handed over. */
+static void sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+		sroce_rc_rx_packet(qp, rx);
+}
+
 /*
  * Takes at most *budget packets from the QP's link; what is left waits
  * for the next pass, so one busy QP cannot starve its worker's others.
@@ -52,8 +59,7 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 	int n = 0;
 
 	while (*budget > 0 && sroce_link_rx_next(qp, &rx)) {
-		if (READ_ONCE(qp->state) != IB_QPS_ERR)
-			sroce_rc_rx_packet(qp, &rx);
+		sroce_rc_take(qp, &rx);
 		sroce_link_rx_done(qp, &rx);
 		(*budget)--;
 		n++;
@@ -101,4 +107,5 @@ const struct sroce_transport sroce_rc_transport = {
 	.has_work = sroce_rc_has_work,
 	.drop_state = sroce_rc_drop_state,
 	.drop_rx = sroce_link_drop_rx,
+	.take = sroce_rc_take,
 };

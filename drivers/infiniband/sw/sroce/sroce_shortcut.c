@@ -19,10 +19,41 @@
  *   remote peer has), so the receiver takes a descriptor only from the
  *   QP its path names: the same transport, the QPN and the GIDs the
  *   descriptor travelled between.
+ *
+ * Handing over: a packet for a QP that the running pass could run next
+ * goes straight to its transport (the handler registered for its QP type),
+ * with no descriptor, when nothing could tell it from a queued one:
+ * - the sender runs in a pass of the destination's worker (runner is
+ *   current: the pass holds the lock, so the destination can neither move
+ *   nor leave the worker's list meanwhile), and it is on that list;
+ * - the destination is not the running QP (the sender) and no hand-over
+ *   is under way: what a transport sends while it takes a packet is
+ *   queued, so a QP never takes a packet inside its own run or inside
+ *   another hand-over;
+ * - nothing is queued to the destination (the order stays);
+ * - the packet starts at byte 0 of the segments (the whole message).
+ * The transport copies the payload before the handler returns, so the
+ * sender's memory needs no references and its kernel buffers no copy; the
+ * same peer checks apply. The pass then runs the destination next
+ * (worker->chase), for the answers the packet asked for.
  */
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include "sroce_link.h"
+
+static bool shortcut_hand_over = true;
+module_param(shortcut_hand_over, bool, 0644);
+MODULE_PARM_DESC(shortcut_hand_over,
+		 "Hand a same-host packet straight to a QP of the running engine worker (1) or always queue a descriptor (0)");
+
+static sroce_link_take_fn *sroce_shortcut_takers[IB_QPT_MAX];
+
+/* At module load, before any device exists. */
+void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take)
+{
+	sroce_shortcut_takers[type] = take;
+}
 
 struct sroce_lmsg {
 	struct llist_node node;
@@ -150,28 +181,105 @@ sroce_shortcut_pieces(const struct sroce_seg *segs, unsigned int nsegs,
 	return pieces;
 }
 
+/*
+ * Whether a packet that sender sent between the GIDs sgid and dgid comes
+ * from qp's peer (see the rules above); counts the drop if not.
+ */
+static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
+				     const struct sroce_qp *sender,
+				     const struct in6_addr *sgid,
+				     const struct in6_addr *dgid)
+{
+	if (qp->ibqp.qp_type != sender->ibqp.qp_type ||
+	    sender->ibqp.qp_num != qp->attr.dest_qp_num ||
+	    !ipv6_addr_equal(sgid, &qp->path.daddr) ||
+	    !ipv6_addr_equal(dgid, &qp->path.saddr)) {
+		sroce_stat_add(SROCE_STAT_SHORTCUT_DROP_PEER, 1);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the rules above let dest be handed a packet that starts at byte
+ * off of its segments. In an RCU read-side section: dest may be going.
+ */
+static bool sroce_shortcut_may_hand_over(struct sroce_qp *qp,
+					 struct sroce_qp *dest, u32 off)
+{
+	struct sroce_worker *w = READ_ONCE(dest->worker);
+
+	return sroce_shortcut_takers[dest->ibqp.qp_type] && !off &&
+	       READ_ONCE(w->runner) == current && !w->handing_over &&
+	       dest != qp && !list_empty(&dest->worker_node) &&
+	       !sroce_shortcut_queued(dest) && READ_ONCE(shortcut_hand_over);
+}
+
+/* Hands the packet to dest, which sroce_shortcut_may_hand_over() allowed. */
+static void sroce_shortcut_hand_over(struct sroce_qp *qp,
+				     struct sroce_qp *dest,
+				     struct sroce_pkt *pkt,
+				     const struct sroce_seg *segs,
+				     unsigned int nsegs, u32 len)
+{
+	struct sroce_worker *w = dest->worker;
+	/* Not zeroed: every member that is read is set below. */
+	struct sroce_rx rx __uninitialized;
+
+	if (READ_ONCE(dest->wire)) {
+		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (!sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
+				      &qp->path.daddr))
+		return;
+	pkt->payload_len = len;
+	rx.pkt = pkt;
+	rx.seg = segs;
+	rx.num_seg = nsegs;
+	rx.skb = NULL;
+	rx.msg = NULL;
+	w->handing_over = true;
+	sroce_shortcut_takers[dest->ibqp.qp_type](dest, &rx);
+	w->handing_over = false;
+	sroce_stat_add(SROCE_STAT_SHORTCUT_HAND_OVERS, 1);
+	sroce_worker_notify(dest);
+}
+
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len)
 {
 	bool copy_all = sroce_qp_is_uc(qp);
 	struct sroce_lmsg *msg;
+	bool hand_over;
 	struct sroce_qp *dest;
 	unsigned int pieces;
 	size_t size;
 	u32 copy;
 
+	rcu_read_lock();
+	dest = sroce_qp_find_rcu(qp->attr.dest_qp_num);
+	if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type)
+		dest = NULL;	/* another transport has no such QP */
+	/*
+	 * A QP that may be handed the packet needs no reference: it is on
+	 * the list of the worker whose lock this pass holds, and destroy
+	 * takes it off under that lock before it frees it.
+	 */
+	hand_over = dest && sroce_shortcut_may_hand_over(qp, dest, off);
+	if (dest && !hand_over && !refcount_inc_not_zero(&dest->refs))
+		dest = NULL;
+	rcu_read_unlock();
+	if (!dest)
+		return 0;	/* nobody there: lost, as on a wire */
+	if (hand_over) {
+		sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
+		return 0;
+	}
 	pieces = sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy,
 				       NULL, NULL);
 	size = struct_size(msg, segs, pieces) + copy;
-	dest = sroce_qp_get(qp->attr.dest_qp_num);
-	if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type) {
-		/* Another transport has no such QP. */
-		sroce_qp_put(dest);
-		dest = NULL;
-	}
-	if (!dest)
-		return 0;	/* nobody there: lost, as on a wire */
 	msg = sroce_lmsg_alloc(qp, size);
 	if (!msg) {
 		sroce_qp_put(dest);
@@ -193,20 +301,6 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	return 0;
 }
 
-/* Whether a descriptor comes from the QP's peer (see the rules above). */
-static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
-				     const struct sroce_lmsg *msg)
-{
-	if (qp->ibqp.qp_type != msg->sender->ibqp.qp_type ||
-	    msg->sender->ibqp.qp_num != qp->attr.dest_qp_num ||
-	    !ipv6_addr_equal(&msg->sgid, &qp->path.daddr) ||
-	    !ipv6_addr_equal(&msg->dgid, &qp->path.saddr)) {
-		sroce_stat_add(SROCE_STAT_SHORTCUT_DROP_PEER, 1);
-		return false;
-	}
-	return true;
-}
-
 /* The next descriptor queued to qp, in the order they were sent. */
 static struct sroce_lmsg *sroce_shortcut_pop(struct sroce_qp *qp)
 {
@@ -226,7 +320,8 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			sroce_lmsg_free(msg);
 			continue;
 		}
-		if (!sroce_shortcut_from_peer(qp, msg)) {
+		if (!sroce_shortcut_from_peer(qp, msg->sender, &msg->sgid,
+					      &msg->dgid)) {
 			sroce_lmsg_free(msg);
 			continue;
 		}

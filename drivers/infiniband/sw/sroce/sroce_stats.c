@@ -40,6 +40,7 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_RX_DROP_ADDRESS] = "rx_drop_address",
 	[SROCE_STAT_RX_DROP_REPLAY] = "rx_drop_replay",
 	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
+	[SROCE_STAT_SHORTCUT_HAND_OVERS] = "shortcut_hand_overs",
 	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
 };
 
