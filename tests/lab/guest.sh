@@ -314,6 +314,14 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	cm_phase "$r" "$tag ib_write_bw -c UC" '^ *65536 +200 ' \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200" \
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 200 $srv4"
+	# Unmodified: each side asks for the other's maximum of outstanding
+	# READs/atomics (rdma_rxe offers 128).
+	cm_phase "$r" "$tag ib_read_bw" '^ *65536 +200 ' \
+		"ib_read_bw -d $D -x $GID4 -F -n 200" \
+		"ib_read_bw -d $D -x $GID4 -F -n 200 $srv4"
+	cm_phase "$r" "$tag ib_atomic_bw" '^ *8 +200 ' \
+		"ib_atomic_bw -d $D -x $GID4 -F -n 200" \
+		"ib_atomic_bw -d $D -x $GID4 -F -n 200 $srv4"
 	# 1024 packets a message: more than an RC window, which UC has not.
 	[ "${3:-}" = no-flood ] && return
 	cm_phase "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \

@@ -17,6 +17,8 @@ echo 0 > "$HAND_OVER"
 h0=$(stat shortcut_hand_overs)
 "$T/rc_integrity" sroce0 1 4 100 "$RANDOM" $((1 << 20))
 check "rc_integrity, descriptors only (shortcut_hand_over=0)" test $? -eq 0
+"$T/rd_depth" sroce0 1
+check "rd_depth, descriptors only" test $? -eq 0
 check_eq "nothing handed over with shortcut_hand_over=0" "$h0" \
 	"$(stat shortcut_hand_overs)"
 echo 1 > "$HAND_OVER"
@@ -27,6 +29,8 @@ gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
 "$T/rc_threads" sroce0 1 4 2000 "$RANDOM"
 check "rc_threads (4 threads post to one QP, ibv_post_send and ibv_wr_*)" test $? -eq 0
+"$T/rd_depth" sroce0 1
+check "rd_depth (the device's READs and atomics in flight at once, data checked)" test $? -eq 0
 
 pingpong() {	# pingpong ARGS...: server and client, both must succeed
 	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" > /tmp/pp-srv.log 2>&1 &

@@ -47,7 +47,13 @@ struct page_pool;
 #define SROCE_MAX_INLINE 512
 #define SROCE_MAX_MR 0x40000
 #define SROCE_MAX_MR_SIZE BIT_ULL(40)
-#define SROCE_MAX_RD_ATOMIC 16
+/*
+ * READs and atomics a QP keeps outstanding or answers at once; rdma_rxe
+ * and RoCE NICs offer this many, and perftest asks the peer's maximum.
+ */
+#define SROCE_MAX_RD_ATOMIC 128
+/* Entries of the responder's ring before max_dest_rd_atomic asks more. */
+#define SROCE_RD_RING_MIN 16
 #define SROCE_MAX_AH 0x10000
 #define SROCE_MAX_MCAST_GRP 64
 #define SROCE_MAX_MCAST_QP_ATTACH 16
@@ -424,7 +430,14 @@ struct sroce_responder {
 	struct sroce_seg rx_write;	/* the WRITE being received, whole */
 	u32 rd_head;			/* next free entry of rd */
 	u32 rd_tail;			/* next entry to answer */
-	struct sroce_rd_resp rd[SROCE_MAX_RD_ATOMIC];
+	/*
+	 * The READ/atomic ring: queued answers, then the history replays
+	 * come from. rd_slots is a power of two, at least SROCE_RD_RING_MIN
+	 * and the largest max_dest_rd_atomic given (rounded up); it only
+	 * grows, under the worker's lock (sroce_modify_qp).
+	 */
+	struct sroce_rd_resp *rd;
+	u32 rd_slots;
 };
 
 /* A user QP's kick: its eventfd and what a write to it runs (sroce_kick.c). */

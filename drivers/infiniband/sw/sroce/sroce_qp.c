@@ -70,7 +70,10 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL_ACCOUNT);
 	qp->swqe_segs = kvcalloc((size_t)sq_slots * seg_slots,
 				 sizeof(*qp->swqe_segs), GFP_KERNEL_ACCOUNT);
-	if (!qp->swqe || !qp->swqe_mem || !qp->swqe_segs) {
+	qp->resp.rd_slots = SROCE_RD_RING_MIN;
+	qp->resp.rd = kvcalloc(qp->resp.rd_slots, sizeof(*qp->resp.rd),
+			       GFP_KERNEL_ACCOUNT);
+	if (!qp->swqe || !qp->swqe_mem || !qp->swqe_segs || !qp->resp.rd) {
 		err = -ENOMEM;
 		goto err_rq;
 	}
@@ -87,6 +90,7 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	return 0;
 
 err_rq:
+	kvfree(qp->resp.rd);
 	kvfree(qp->swqe);
 	kvfree(qp->swqe_mem);
 	kvfree(qp->swqe_segs);
@@ -98,6 +102,7 @@ err_sq:
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
+	kvfree(qp->resp.rd);
 	kvfree(qp->swqe);
 	kvfree(qp->swqe_mem);
 	kvfree(qp->swqe_segs);
@@ -293,9 +298,48 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * A READ/atomic ring for max_dest_rd_atomic answers, or NULL if the
+ * QP's ring holds them already (it never shrinks). Allocated before the
+ * worker's lock is taken; sroce_rd_ring_swap() puts it in place.
+ */
+static struct sroce_rd_resp *sroce_rd_ring_alloc(struct sroce_qp *qp,
+						 u32 max_dest_rd_atomic,
+						 u32 *slots)
+{
+	*slots = roundup_pow_of_two(max_t(u32, max_dest_rd_atomic,
+					  SROCE_RD_RING_MIN));
+	if (*slots <= qp->resp.rd_slots)
+		return NULL;
+	return kvcalloc(*slots, sizeof(struct sroce_rd_resp),
+			GFP_KERNEL_ACCOUNT);
+}
+
+/*
+ * Under the worker's lock: moves every entry (queued answers and
+ * history, with the references they hold) to the same position of the
+ * larger ring and returns the old ring, to be freed after unlocking.
+ */
+static struct sroce_rd_resp *sroce_rd_ring_swap(struct sroce_qp *qp,
+						struct sroce_rd_resp *ring,
+						u32 slots)
+{
+	struct sroce_rd_resp *old = qp->resp.rd;
+	u32 i, n = qp->resp.rd_slots;
+
+	lockdep_assert_held(&qp->worker->lock);
+	for (i = qp->resp.rd_head - n; i != qp->resp.rd_head; i++)
+		ring[i & (slots - 1)] = old[i & (n - 1)];
+	qp->resp.rd = ring;
+	qp->resp.rd_slots = slots;
+	return old;
+}
+
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
+	struct sroce_rd_resp *rd_ring = NULL;
+	u32 rd_slots = 0;
 	struct sroce_qp *qp = to_sqp(ibqp);
 	const struct ib_global_route *grh = NULL;
 	enum ib_qp_state cur, new;
@@ -317,6 +361,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = sroce_check_modify(qp, attr, mask);
 	if (err)
 		goto out;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		rd_ring = sroce_rd_ring_alloc(qp, attr->max_dest_rd_atomic,
+					      &rd_slots);
+		if (!rd_ring && rd_slots > qp->resp.rd_slots) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 
 	/*
 	 * A destination GID of a sroce device of this host takes the
@@ -397,8 +449,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		if (rd_ring)
+			rd_ring = sroce_rd_ring_swap(qp, rd_ring, rd_slots);
+	}
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		qp->attr.min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_DEST_QPN)
@@ -451,6 +506,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = 0;
 out:
 	mutex_unlock(&qp->attr_lock);
+	kvfree(rd_ring);	/* the old ring, or the new one unused */
 	return err;
 }
 

@@ -220,12 +220,13 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 
 static bool sroce_rc_rd_full(struct sroce_qp *qp)
 {
-	return qp->resp.rd_head - qp->resp.rd_tail >= SROCE_MAX_RD_ATOMIC;
+	return qp->resp.rd_head - qp->resp.rd_tail >= qp->resp.rd_slots;
 }
 
 static struct sroce_rd_resp *sroce_rc_rd_push(struct sroce_qp *qp)
 {
-	struct sroce_rd_resp *e = &qp->resp.rd[qp->resp.rd_head % SROCE_MAX_RD_ATOMIC];
+	struct sroce_rd_resp *e =
+		&qp->resp.rd[qp->resp.rd_head & (qp->resp.rd_slots - 1)];
 
 	qp->resp.rd_head++;
 	memset(e, 0, sizeof(*e));
@@ -262,7 +263,7 @@ static bool sroce_rc_rd_queued(struct sroce_qp *qp,
 {
 	u32 slot = e - qp->resp.rd;
 
-	return (u32)(slot - qp->resp.rd_tail) % SROCE_MAX_RD_ATOMIC <
+	return ((slot - qp->resp.rd_tail) & (qp->resp.rd_slots - 1)) <
 	       qp->resp.rd_head - qp->resp.rd_tail;
 }
 
@@ -284,7 +285,7 @@ static void sroce_rc_replay_read(struct sroce_qp *qp,
 	struct sroce_seg mem;
 	u32 i, off;
 
-	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+	for (i = 0; i < qp->resp.rd_slots; i++) {
 		e = &qp->resp.rd[i];
 		if (e->opcode != IB_OPCODE_RDMA_READ_REQUEST || !e->npkts)
 			continue;
@@ -368,7 +369,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	case IB_OPCODE_COMPARE_SWAP:
 	case IB_OPCODE_FETCH_ADD:
-		for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		for (i = 0; i < qp->resp.rd_slots; i++) {
 			e = &qp->resp.rd[i];
 			if (e->opcode == pkt->opcode && e->psn == pkt->psn &&
 			    e->npkts)
@@ -525,8 +526,8 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		qp->resp.rx_expected_psn =
 			sroce_rc_next_expected(pkt->psn,
 					       pkt->opcode == IB_OPCODE_RDMA_READ_REQUEST,
-					       qp->resp.rd[(qp->resp.rd_head - 1) %
-						      SROCE_MAX_RD_ATOMIC].npkts);
+					       qp->resp.rd[(qp->resp.rd_head - 1) &
+							   (qp->resp.rd_slots - 1)].npkts);
 		/* READs and atomics are acknowledged by their responses. */
 		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD))
 			qp->resp.ack_pending = true;
@@ -559,7 +560,7 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 	while (qp->resp.rd_tail != qp->resp.rd_head) {
 		if (*budget <= 0 || sroce_link_tx_full(qp))
 			return;
-		e = &qp->resp.rd[qp->resp.rd_tail % SROCE_MAX_RD_ATOMIC];
+		e = &qp->resp.rd[qp->resp.rd_tail & (qp->resp.rd_slots - 1)];
 		memset(&pkt, 0, sizeof(pkt));
 		pkt.dest_qpn = qp->attr.dest_qp_num;
 		pkt.psn = sroce_psn_add(e->psn, e->sent);
@@ -606,12 +607,12 @@ void sroce_rc_drop_state(struct sroce_qp *qp)
 	u32 i;
 
 	sroce_rc_release_rx(qp);
-	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+	for (i = 0; i < qp->resp.rd_slots; i++) {
 		e = &qp->resp.rd[i];
 		sroce_segs_put(&e->mem, 1);
 		e->mem = (struct sroce_seg){};
 	}
-	memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
+	memset(qp->resp.rd, 0, qp->resp.rd_slots * sizeof(*qp->resp.rd));
 	qp->resp.rd_head = 0;
 	qp->resp.rd_tail = 0;
 	qp->resp.ctrl_pending = false;

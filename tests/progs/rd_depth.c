@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rd_depth DEV GID_INDEX: the device's depth of READs and atomics. A
+ * same-host RC pair grants the device's max_qp_rd_atom in both directions,
+ * posts that many READs of distinct 4 KiB blocks and as many FETCH_ADDs on
+ * distinct counters at once, and checks every byte read, every original
+ * value returned, every counter's final value and the completions; then
+ * that a QP refuses one READ/atomic more than the maximum, either way.
+ * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
+ * run.
+ */
+#include <stdint.h>
+#include "testlib.h"
+
+#define BLOCK 4096
+#define WANT_DEPTH 128	/* what rdma_rxe and RoCE NICs offer */
+
+struct side {
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static union ibv_gid gid;
+static int gid_index;
+
+static struct ibv_qp *new_qp(uint32_t depth)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2 * depth + 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		tl_die("ibv_create_qp");
+	return qp;
+}
+
+static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t rd_atomic)
+{
+	struct tl_rc_conn conn = {
+		.dest_qpn = dest, .dgid = &gid, .sgid_index = gid_index,
+		.sq_psn = 100, .rq_psn = 100, .access = IBV_ACCESS_REMOTE_READ |
+		IBV_ACCESS_REMOTE_ATOMIC, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = rd_atomic,
+	};
+
+	return tl_connect_rc(qp, &conn);
+}
+
+static void post(struct side *a, struct side *b, uint32_t i, uint32_t depth,
+		 int atomic)
+{
+	size_t counters = (size_t)depth * BLOCK;
+	struct ibv_sge sge = { .lkey = a->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+
+	wr.wr_id = (uint64_t)atomic << 32 | i;
+	if (atomic) {
+		sge.addr = (uintptr_t)a->buf + counters + i * 8;
+		sge.length = 8;
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)b->buf + counters + i * 8;
+		wr.wr.atomic.rkey = b->mr->rkey;
+		wr.wr.atomic.compare_add = i + 1;
+	} else {
+		sge.addr = (uintptr_t)a->buf + (size_t)i * BLOCK;
+		sge.length = BLOCK;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = (uintptr_t)b->buf + (size_t)i * BLOCK;
+		wr.wr.rdma.rkey = b->mr->rkey;
+	}
+	if (ibv_post_send(a->qp, &wr, &bad))
+		tl_die("ibv_post_send");
+}
+
+/* QPs that ask for one READ/atomic more than the device has, either way. */
+static void check_refused(uint32_t max)
+{
+	struct tl_rc_conn conn = {
+		.dgid = &gid, .sgid_index = gid_index, .sq_psn = 100,
+		.rq_psn = 100, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .rd_atomic = max + 1,
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7, .sq_psn = 100, .max_rd_atomic = max + 1,
+	};
+	struct ibv_qp *qp = new_qp(8);
+
+	conn.dest_qpn = qp->qp_num;
+	tl_check(tl_to_rtr(qp, &conn, IBV_MTU_1024) != 0,
+		 "RTR with max_dest_rd_atomic %u is refused (the device has %u)",
+		 max + 1, max);
+	ibv_destroy_qp(qp);
+	qp = new_qp(8);
+	conn.dest_qpn = qp->qp_num;
+	conn.rd_atomic = max;
+	tl_check(tl_to_rtr(qp, &conn, IBV_MTU_1024) == 0,
+		 "RTR with max_dest_rd_atomic %u is taken", max);
+	tl_check(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0,
+		 "RTS with max_rd_atomic %u is refused", max + 1);
+	ibv_destroy_qp(qp);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device_attr dattr;
+	struct side a, b;
+	uint32_t depth, i, done = 0, bad_wc = 0, bad_data = 0;
+	uint64_t *res, *ctr;
+	size_t len;
+	struct ibv_wc wc;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: rd_depth DEV GID_INDEX\n");
+		return 2;
+	}
+	ctx = tl_open_device(argv[1]);
+	gid_index = atoi(argv[2]);
+	if (ibv_query_device(ctx, &dattr) ||
+	    ibv_query_gid(ctx, 1, gid_index, &gid))
+		tl_die("querying the device");
+	depth = dattr.max_qp_rd_atom;
+	tl_check(depth == WANT_DEPTH && dattr.max_qp_init_rd_atom == WANT_DEPTH,
+		 "the device offers %d READs/atomics in flight, either way (%d, %d)",
+		 WANT_DEPTH, dattr.max_qp_rd_atom, dattr.max_qp_init_rd_atom);
+	if (!depth || depth > 255)
+		return 1;
+
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 2 * depth + 16, NULL, NULL, 0);
+	if (!pd || !cq)
+		tl_die("ibv_alloc_pd/ibv_create_cq");
+	len = (size_t)depth * (BLOCK + 8);
+	for (struct side *s = &a; s; s = s == &a ? &b : NULL) {
+		s->buf = calloc(1, len);
+		if (!s->buf)
+			tl_die("calloc");
+		s->mr = ibv_reg_mr(pd, s->buf, len, IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
+		if (!s->mr)
+			tl_die("ibv_reg_mr");
+		s->qp = new_qp(depth);
+	}
+	*tl_rng() = 0x5eed | 1;
+	for (i = 0; i < depth * BLOCK; i++)
+		b.buf[i] = (uint8_t)tl_rnd();
+	ctr = (uint64_t *)(b.buf + (size_t)depth * BLOCK);
+	res = (uint64_t *)(a.buf + (size_t)depth * BLOCK);
+	for (i = 0; i < depth; i++) {
+		ctr[i] = (uint64_t)i * 1000;
+		res[i] = ~0ULL;
+	}
+	if (connect_qp(a.qp, b.qp->qp_num, depth) ||
+	    connect_qp(b.qp, a.qp->qp_num, depth))
+		tl_die("connecting the pair");
+
+	for (i = 0; i < depth; i++)
+		post(&a, &b, i, depth, 0);
+	for (i = 0; i < depth; i++)
+		post(&a, &b, i, depth, 1);
+	while (done < 2 * depth && tl_wait_wc(cq, &wc, 20)) {
+		done++;
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != (wc.wr_id >> 32 ? IBV_WC_FETCH_ADD :
+				  IBV_WC_RDMA_READ))
+			bad_wc++;
+	}
+	tl_check(done == 2 * depth && !bad_wc,
+		 "%u READs and %u FETCH_ADDs posted at once: %u completions, %u not successful",
+		 depth, depth, done, bad_wc);
+	for (i = 0; i < depth; i++)
+		if (memcmp(a.buf + (size_t)i * BLOCK, b.buf + (size_t)i * BLOCK,
+			   BLOCK))
+			bad_data++;
+	tl_check(!bad_data, "every 4 KiB block read is the responder's (%u differ)",
+		 bad_data);
+	bad_data = 0;
+	for (i = 0; i < depth; i++)
+		if (res[i] != (uint64_t)i * 1000 ||
+		    ctr[i] != (uint64_t)i * 1000 + i + 1)
+			bad_data++;
+	tl_check(!bad_data,
+		 "every FETCH_ADD returned the original value and added once (%u wrong)",
+		 bad_data);
+	check_refused(depth);
+
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_dereg_mr(a.mr);
+	ibv_dereg_mr(b.mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tl_exit_status();
+}
