@@ -218,6 +218,12 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	return SROCE_RC_DONE;
 }
 
+/* Entry i (a free-running index: rd_head, rd_tail) of the rd ring. */
+static struct sroce_rd_resp *sroce_rc_rd_at(struct sroce_qp *qp, u32 i)
+{
+	return &qp->resp.rd[i & (qp->resp.rd_slots - 1)];
+}
+
 static bool sroce_rc_rd_full(struct sroce_qp *qp)
 {
 	return qp->resp.rd_head - qp->resp.rd_tail >= qp->resp.rd_slots;
@@ -225,8 +231,7 @@ static bool sroce_rc_rd_full(struct sroce_qp *qp)
 
 static struct sroce_rd_resp *sroce_rc_rd_push(struct sroce_qp *qp)
 {
-	struct sroce_rd_resp *e =
-		&qp->resp.rd[qp->resp.rd_head & (qp->resp.rd_slots - 1)];
+	struct sroce_rd_resp *e = sroce_rc_rd_at(qp, qp->resp.rd_head);
 
 	qp->resp.rd_head++;
 	memset(e, 0, sizeof(*e));
@@ -526,8 +531,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		qp->resp.rx_expected_psn =
 			sroce_rc_next_expected(pkt->psn,
 					       pkt->opcode == IB_OPCODE_RDMA_READ_REQUEST,
-					       qp->resp.rd[(qp->resp.rd_head - 1) &
-							   (qp->resp.rd_slots - 1)].npkts);
+					       sroce_rc_rd_at(qp, qp->resp.rd_head - 1)->npkts);
 		/* READs and atomics are acknowledged by their responses. */
 		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD))
 			qp->resp.ack_pending = true;
@@ -560,7 +564,7 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 	while (qp->resp.rd_tail != qp->resp.rd_head) {
 		if (*budget <= 0 || sroce_link_tx_full(qp))
 			return;
-		e = &qp->resp.rd[qp->resp.rd_tail & (qp->resp.rd_slots - 1)];
+		e = sroce_rc_rd_at(qp, qp->resp.rd_tail);
 		memset(&pkt, 0, sizeof(pkt));
 		pkt.dest_qpn = qp->attr.dest_qp_num;
 		pkt.psn = sroce_psn_add(e->psn, e->sent);
