@@ -22,7 +22,8 @@ KDIR ?= $(KSRC_CACHE)/debug-kernel/build
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 
-KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m \
+	CONFIG_SROCE_TEST_MODULES=m
 
 CFLAGS_USER ?= -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	       -Wmissing-prototypes -Wstrict-prototypes

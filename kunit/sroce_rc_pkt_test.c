@@ -78,6 +78,20 @@ static void sroce_rc_req_opcode_test(struct kunit *test)
 			SROCE_RC_NO_OPCODE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_OPCODE_COUNT, 0, 1),
 			SROCE_RC_NO_OPCODE);
+	/* SEND with invalidate: the IETH rides on the last packet only. */
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_INV, 0, 1),
+			IB_OPCODE_SEND_ONLY_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_INV, 0, 3),
+			IB_OPCODE_SEND_FIRST);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_INV, 1, 3),
+			IB_OPCODE_SEND_MIDDLE);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_SEND_INV, 2, 3),
+			IB_OPCODE_SEND_LAST_WITH_INVALIDATE);
+	/* Local WQEs send nothing. */
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_LOCAL_INV, 0, 1),
+			SROCE_RC_NO_OPCODE);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_REG_MR, 0, 1),
+			SROCE_RC_NO_OPCODE);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(0xff, 0, 1), SROCE_RC_NO_OPCODE);
 }
 

@@ -3,6 +3,7 @@
  * WQE validation (include/sroce/wqe.h) and the ring ABI layout.
  */
 #include <kunit/test.h>
+#include <linux/sizes.h>
 #include <linux/stddef.h>
 #include <sroce/wqe.h>
 
@@ -183,29 +184,87 @@ static void sroce_ring_abi_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_ud, sgid_index), 28);
 }
 
-/* Each QP type accepts only its own opcodes. */
+/* Each QP type accepts only its own opcodes; REG_MR only a kernel RC QP. */
 static void sroce_wqe_qp_type_test(struct kunit *test)
 {
-	struct sroce_wqe_limits ud = sroce_lim, uc = sroce_lim;
-	struct sroce_wqe_ctrl c = { .num_sge = 1 };
+	static const struct {
+		u32 opcodes;
+		u32 want;
+	} types[] = {
+		{ SROCE_WQE_OPS_UD, BIT(SROCE_WQE_SEND) | BIT(SROCE_WQE_SEND_IMM) },
+		{ SROCE_WQE_OPS_UC, BIT(SROCE_WQE_SEND) | BIT(SROCE_WQE_SEND_IMM) |
+		  BIT(SROCE_WQE_RDMA_WRITE) | BIT(SROCE_WQE_RDMA_WRITE_IMM) },
+		{ SROCE_WQE_OPS_RC, BIT(SROCE_WQE_OPCODE_COUNT) - 1 -
+		  BIT(SROCE_WQE_REG_MR) },
+		{ SROCE_WQE_OPS_RC_KERNEL, BIT(SROCE_WQE_OPCODE_COUNT) - 1 },
+	};
+	struct sroce_wqe_limits lim = sroce_lim;
+	struct sroce_wqe_ctrl c = {};
 	size_t extra;
-	int op;
+	int op, t;
 
-	ud.opcodes = SROCE_WQE_OPS_UD;
-	uc.opcodes = SROCE_WQE_OPS_UC;
-	for (op = 0; op < SROCE_WQE_OPCODE_COUNT; op++) {
-		c.opcode = op;
-		if (sroce_wqe_is_atomic(op))
-			c.num_sge = 1;
-		KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &ud, &extra),
-				op == SROCE_WQE_SEND || op == SROCE_WQE_SEND_IMM ?
-				SROCE_WQE_OK : SROCE_WQE_BAD_OPCODE);
-		KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &uc, &extra),
-				op == SROCE_WQE_RDMA_READ ||
-				sroce_wqe_is_atomic(op) ?
-				SROCE_WQE_BAD_OPCODE : SROCE_WQE_OK);
-		KUNIT_EXPECT_EQ(test, sroce_check(&c), SROCE_WQE_OK);
+	for (t = 0; t < ARRAY_SIZE(types); t++) {
+		lim.opcodes = types[t].opcodes;
+		for (op = 0; op < SROCE_WQE_OPCODE_COUNT; op++) {
+			c.opcode = op;
+			c.num_sge = sroce_wqe_is_local(op) ? 0 : 1;
+			KUNIT_EXPECT_EQ_MSG(test,
+					    sroce_wqe_check_ctrl(&c, &lim, &extra),
+					    types[t].want & BIT(op) ? SROCE_WQE_OK :
+					    SROCE_WQE_BAD_OPCODE,
+					    "type %d opcode %d", t, op);
+		}
 	}
+}
+
+/* REG_MR and LOCAL_INV carry no data: no SGE, no inline bytes. */
+static void sroce_wqe_local_test(struct kunit *test)
+{
+	struct sroce_wqe_limits lim = sroce_lim;
+	struct sroce_wqe_ctrl c = { .opcode = SROCE_WQE_LOCAL_INV };
+	size_t extra = 1;
+
+	lim.opcodes = SROCE_WQE_OPS_RC_KERNEL;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, extra, 0);
+	c.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_LENGTH);
+	c.opcode = SROCE_WQE_REG_MR;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_LENGTH);
+	c.num_sge = 0;
+	c.flags = SROCE_WQE_INLINE;
+	c.inline_len = 8;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_FLAGS);
+	c.opcode = SROCE_WQE_SEND_INV;	/* a SEND: inline data is fine */
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra), SROCE_WQE_OK);
+}
+
+static void sroce_wqe_reg_test(struct kunit *test)
+{
+	struct sroce_wqe_reg reg = { .addr = 0x1000, .length = 0x4000,
+				     .page_size = SZ_4K };
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_OK);
+	reg.page_size = SZ_2M;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_OK);
+	reg.page_size = 3000;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_LENGTH);
+	reg.page_size = SZ_2K;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_LENGTH);
+	reg.page_size = 0;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_LENGTH);
+	reg.page_size = SZ_4K;
+	reg.addr = U64_MAX - 0xfff;	/* addr + length wraps */
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_LENGTH);
+	reg.addr = 0x1000;
+	reg.reserved_e0 = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_RESERVED);
+	KUNIT_EXPECT_EQ(test, sizeof(reg), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, reg),
+			offsetof(struct sroce_send_wqe, raddr));
 }
 
 static void sroce_wqe_ud_test(struct kunit *test)
@@ -237,6 +296,8 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(sroce_wqe_recv_test),
 	KUNIT_CASE(sroce_ring_abi_test),
 	KUNIT_CASE(sroce_wqe_qp_type_test),
+	KUNIT_CASE(sroce_wqe_local_test),
+	KUNIT_CASE(sroce_wqe_reg_test),
 	KUNIT_CASE(sroce_wqe_ud_test),
 	{}
 };

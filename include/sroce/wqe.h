@@ -27,7 +27,12 @@
 #define SROCE_WQE_OPS_UC                                                \
 	(SROCE_WQE_OPS_UD | BIT(SROCE_WQE_RDMA_WRITE) |                 \
 	 BIT(SROCE_WQE_RDMA_WRITE_IMM))
-#define SROCE_WQE_OPS_RC (BIT(SROCE_WQE_OPCODE_COUNT) - 1)
+#define SROCE_WQE_OPS_RC                                                \
+	(SROCE_WQE_OPS_UC | BIT(SROCE_WQE_RDMA_READ) |                  \
+	 BIT(SROCE_WQE_ATOMIC_CMP_SWP) | BIT(SROCE_WQE_ATOMIC_FETCH_ADD) | \
+	 BIT(SROCE_WQE_LOCAL_INV) | BIT(SROCE_WQE_SEND_INV))
+/* A kernel RC QP also registers fast-registration MRs. */
+#define SROCE_WQE_OPS_RC_KERNEL (SROCE_WQE_OPS_RC | BIT(SROCE_WQE_REG_MR))
 
 struct sroce_wqe_limits {
 	u32 opcodes;		/* SROCE_WQE_OPS_* of the QP type */
@@ -63,12 +68,23 @@ enum sroce_wqe_verdict sroce_wqe_check_sges(const struct sroce_wqe_ctrl *ctrl,
  */
 enum sroce_wqe_verdict sroce_wqe_check_ud(const struct sroce_wqe_ud *ud,
 					  u32 msg_len, u32 mtu);
+/*
+ * Checks the segment of a REG_MR WQE: reserved bits zero, a page size that
+ * is a power of two from 4 KiB to 2 GiB, and a range that does not wrap.
+ */
+enum sroce_wqe_verdict sroce_wqe_check_reg(const struct sroce_wqe_reg *reg);
 /* Checks a receive WQE header; *extra as for sroce_wqe_check_ctrl(). */
 enum sroce_wqe_verdict
 sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,
 		     const struct sroce_wqe_limits *lim, size_t *extra);
 /* Capacity of a receive buffer, capped at the largest message. */
 u32 sroce_wqe_recv_len(const struct sroce_sge *sge, unsigned int num_sge);
+
+/* Executed by the requester itself: no packet, no data. */
+static inline bool sroce_wqe_is_local(u8 opcode)
+{
+	return opcode == SROCE_WQE_LOCAL_INV || opcode == SROCE_WQE_REG_MR;
+}
 
 static inline bool sroce_wqe_is_atomic(u8 opcode)
 {

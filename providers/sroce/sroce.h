@@ -31,7 +31,10 @@
 #define SROCE_WQE_OPS_UC                                                      \
 	(SROCE_WQE_OPS_UD | (1U << SROCE_WQE_RDMA_WRITE) |                    \
 	 (1U << SROCE_WQE_RDMA_WRITE_IMM))
-#define SROCE_WQE_OPS_RC ((1U << SROCE_WQE_OPCODE_COUNT) - 1)
+#define SROCE_WQE_OPS_RC                                                      \
+	(SROCE_WQE_OPS_UC | (1U << SROCE_WQE_RDMA_READ) |                     \
+	 (1U << SROCE_WQE_ATOMIC_CMP_SWP) | (1U << SROCE_WQE_ATOMIC_FETCH_ADD) | \
+	 (1U << SROCE_WQE_LOCAL_INV) | (1U << SROCE_WQE_SEND_INV))
 
 struct sroce_device {
 	struct verbs_device vdev;

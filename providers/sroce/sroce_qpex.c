@@ -20,7 +20,8 @@
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |      \
+	 IBV_QP_EX_WITH_SEND_WITH_INV)
 
 static struct sroce_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
 {
@@ -65,6 +66,25 @@ static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode
 static void sroce_wr_send(struct ibv_qp_ex *qpx)
 {
 	sroce_wr_new(qpx, SROCE_WQE_SEND);
+}
+
+static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_SEND_INV);
+
+	if (w)
+		w->ctrl.imm_data = invalidate_rkey;
+}
+
+/* No data segment follows: the WQE is complete as it is. */
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_LOCAL_INV);
+
+	if (w)
+		w->ctrl.imm_data = invalidate_rkey;
+	qp->cur = NULL;
 }
 
 static void sroce_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
@@ -268,6 +288,8 @@ static void sroce_qpex_init(struct sroce_qp *qp)
 
 	qpx->wr_send = sroce_wr_send;
 	qpx->wr_send_imm = sroce_wr_send_imm;
+	qpx->wr_send_inv = sroce_wr_send_inv;
+	qpx->wr_local_inv = sroce_wr_local_inv;
 	qpx->wr_rdma_write = sroce_wr_rdma_write;
 	qpx->wr_rdma_write_imm = sroce_wr_rdma_write_imm;
 	qpx->wr_rdma_read = sroce_wr_rdma_read;

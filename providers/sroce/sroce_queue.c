@@ -317,6 +317,8 @@ static const uint8_t sroce_wqe_opcode[] = {
 	[IBV_WR_RDMA_READ] = SROCE_WQE_RDMA_READ,
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = SROCE_WQE_ATOMIC_CMP_SWP,
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
+	[IBV_WR_LOCAL_INV] = SROCE_WQE_LOCAL_INV,
+	[IBV_WR_SEND_WITH_INV] = SROCE_WQE_SEND_INV,
 };
 
 /*
@@ -363,6 +365,11 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->ctrl.imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_LOCAL_INV ||
+	    wr->opcode == IBV_WR_SEND_WITH_INV)
+		wqe->ctrl.imm_data = wr->invalidate_rkey;
+	if (wr->opcode == IBV_WR_LOCAL_INV)
+		return 0;	/* no data */
 
 	if (qp->ud) {
 		wqe->ud = to_sah(wr->wr.ud.ah)->av;

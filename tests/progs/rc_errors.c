@@ -3,13 +3,16 @@
  * rc_errors DEV GID_INDEX: the error paths of RC QPs on DEV, each on a
  * fresh QP pair: bad keys, access rights and ranges, RNR with and without
  * retries, a receive buffer too small, a peer that is gone, misaligned
- * atomics, and flushing. Checks the completion statuses each side gets.
+ * atomics, flushing, and invalidation where a user has no key to
+ * invalidate (LOCAL_INV, SEND_WITH_INV, a REG_MR written into the ring).
+ * Checks the completion statuses each side gets.
  */
 #include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#include "rings.h"
 #include "testlib.h"
 
 static struct ibv_context *ctx;
@@ -323,6 +326,69 @@ static void query_psns(void)
 	free_end(&b);
 }
 
+/*
+ * A user MR cannot be invalidated, by its owner or by a peer, and a user
+ * ring takes no REG_MR (fast registration is for kernel consumers).
+ */
+static void invalidation(void)
+{
+	struct sroce_qp *sqp;
+	struct sroce_send_wqe *w;
+	struct ibv_send_wr wr = { .wr_id = 5, .opcode = IBV_WR_LOCAL_INV,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_sge sge;
+	struct end a, b;
+	struct ibv_wc wc;
+	int st;
+
+	connect_pair(&a, &b, &dflt);
+	wr.invalidate_rkey = a.mr->rkey;
+	tl_check(!ibv_post_send(a.qp, &wr, &bad), "LOCAL_INV of a user MR posts");
+	EXPECT_STATUS(a.cq, IBV_WC_LOC_QP_OP_ERR, "LOCAL_INV of a user MR");
+	free_end(&a);
+	free_end(&b);
+
+	connect_pair(&a, &b, &dflt);
+	post_recv(&b, 64);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)a.buf, .length = 16,
+				.lkey = a.mr->lkey };
+	wr = (struct ibv_send_wr){ .wr_id = 6, .opcode = IBV_WR_SEND_WITH_INV,
+				   .sg_list = &sge, .num_sge = 1,
+				   .send_flags = IBV_SEND_SIGNALED,
+				   .invalidate_rkey = b.mr->rkey };
+	tl_check(!ibv_post_send(a.qp, &wr, &bad), "SEND_WITH_INV posts");
+	EXPECT_STATUS(a.cq, IBV_WC_REM_INV_REQ_ERR,
+		      "SEND_WITH_INV naming the peer's user MR");
+	EXPECT_STATUS(b.cq, IBV_WC_REM_INV_REQ_ERR,
+		      "the receive it consumed");
+	free_end(&a);
+	free_end(&b);
+
+	/* The kernel-only opcode, written behind the provider's back. */
+	connect_pair(&a, &b, &dflt);
+	sqp = to_sqp(a.qp);
+	w = sroce_ring_slot(&sqp->sq, sqp->sq.index);
+	memset(w, 0, sizeof(*w));
+	w->ctrl.opcode = SROCE_WQE_REG_MR;
+	w->ctrl.flags = SROCE_WQE_SIGNALED;
+	w->ctrl.wr_id = 8;
+	w->reg.addr = (uintptr_t)a.buf;
+	w->reg.length = sizeof(a.buf);
+	w->reg.key = a.mr->lkey;
+	w->reg.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	w->reg.page_size = 4096;
+	sqp->sq.index++;
+	__atomic_store_n(&sqp->sq.hdr->producer, sqp->sq.index,
+			 __ATOMIC_RELEASE);
+	tl_kick(a.qp);
+	st = wait_status(a.cq, 10, &wc);
+	tl_check(st == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 8,
+		 "a REG_MR WQE in a user ring fails: %s",
+		 st < 0 ? "nothing" : ibv_wc_status_str(st));
+	free_end(&a);
+	free_end(&b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -345,6 +411,7 @@ int main(int argc, char **argv)
 	dead_peer();
 	flush_on_error();
 	query_psns();
+	invalidation();
 
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

@@ -41,7 +41,7 @@ static void scribble(void *p, size_t len)
 static void plausible_wqe(struct sroce_send_wqe *w, struct ibv_mr *mr)
 {
 	memset(w, 0, sizeof(*w));
-	w->ctrl.opcode = rnd() % 9;
+	w->ctrl.opcode = rnd() % (SROCE_WQE_OPCODE_COUNT + 2);
 	w->ctrl.flags = rnd() % 32;
 	w->ctrl.num_sge = rnd() % 40;
 	w->ctrl.inline_len = (rnd() & 1) ? rnd() % 1024 : 0;

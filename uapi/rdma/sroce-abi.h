@@ -135,6 +135,16 @@ enum sroce_wqe_opcode {
 	SROCE_WQE_RDMA_READ = 4,
 	SROCE_WQE_ATOMIC_CMP_SWP = 5,
 	SROCE_WQE_ATOMIC_FETCH_ADD = 6,
+	/* Invalidates the key in ctrl.imm_data (host order); no data. */
+	SROCE_WQE_LOCAL_INV = 7,
+	/* A SEND asking the responder to invalidate the key in imm_data. */
+	SROCE_WQE_SEND_INV = 8,
+	/*
+	 * Kernel QPs only (a user QP's ring never takes it): registers a
+	 * fast-registration MR with the page list it was mapped to, as
+	 * struct sroce_wqe_reg says; no data.
+	 */
+	SROCE_WQE_REG_MR = 9,
 	SROCE_WQE_OPCODE_COUNT
 };
 
@@ -157,7 +167,11 @@ struct sroce_wqe_ctrl {
 	__u8 reserved_18;
 	__u32 inline_len;	/* only with SROCE_WQE_INLINE */
 	__aligned_u64 wr_id;
-	__u32 imm_data;		/* as it goes on the wire (big-endian) */
+	/*
+	 * SEND_IMM, RDMA_WRITE_IMM: as it goes on the wire (big-endian);
+	 * LOCAL_INV, SEND_INV: the key to invalidate (host order).
+	 */
+	__u32 imm_data;
 	__u32 reserved_a0;
 	__aligned_u64 reserved_c0;
 };
@@ -171,6 +185,20 @@ struct sroce_wqe_raddr {
 struct sroce_wqe_atomic {
 	__aligned_u64 swap_add;		/* swap value or addend */
 	__aligned_u64 compare;
+};
+
+/*
+ * A REG_MR WQE, in place of the raddr and atomic segments: the MR whose
+ * key index key names takes key, addr (its iova), length and access
+ * (enum ib_access_flags), its page list read in page_size units.
+ */
+struct sroce_wqe_reg {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 key;
+	__u32 access;
+	__u32 page_size;
+	__u32 reserved_e0;
 };
 
 struct sroce_sge {
@@ -204,6 +232,7 @@ struct sroce_send_wqe {
 			struct sroce_wqe_atomic atomic;
 		};
 		struct sroce_wqe_ud ud;	/* UD */
+		struct sroce_wqe_reg reg;	/* REG_MR */
 	};
 	struct sroce_sge sge[];		/* or inline data */
 };

@@ -47,6 +47,8 @@ struct page_pool;
 #define SROCE_MAX_INLINE 512
 #define SROCE_MAX_MR 0x40000
 #define SROCE_MAX_MR_SIZE BIT_ULL(40)
+/* Pages of a fast-registration MR: max_fast_reg_page_list_len. */
+#define SROCE_MAX_FAST_REG_PAGES 1024
 /*
  * READs and atomics a QP keeps outstanding or answers at once; rdma_rxe
  * and RoCE NICs offer this many, and perftest asks the peer's maximum.
@@ -231,17 +233,54 @@ static inline u8 sroce_cqe_owner(const struct sroce_queue *q, u32 index)
 	return ((index >> q->log_slots) & 1) ^ 1;
 }
 
+enum sroce_mr_kind {
+	SROCE_MR_USER,		/* ib_umem pages of a user buffer */
+	SROCE_MR_DMA,		/* kernel DMA MR: iova is a kernel address */
+	SROCE_MR_FAST,		/* fast registration: REG_MR sets it up */
+};
+
+/*
+ * Whether a key may be used. A user or DMA MR is valid from registration
+ * to deregistration; a fast-registration MR is valid from a REG_MR to an
+ * invalidation (local or remote), free before its first REG_MR.
+ */
+enum sroce_mr_state {
+	SROCE_MR_FREE,
+	SROCE_MR_VALID,
+	SROCE_MR_INVALID,
+};
+
 struct sroce_mr {
 	struct ib_mr ibmr;
+	/*
+	 * The key a lookup must name, and the state. A fast-registration
+	 * MR's key is the one its last REG_MR gave (its consumer rewrites
+	 * ibmr.lkey/rkey before that); every other MR's is ibmr.lkey. Only
+	 * changed under state_lock; readers load state (acquire) first.
+	 */
+	u32 key;
+	u8 state;		/* enum sroce_mr_state */
+	u8 kind;		/* enum sroce_mr_kind */
+	spinlock_t state_lock;
+	/* A fast-registration MR's are set by REG_MR while it is not valid. */
 	u64 iova;
 	u64 length;
 	int access;
-	bool dma;		/* kernel DMA MR: iova is a kernel address */
 	struct rcu_head rcu;
 	struct ib_umem *umem;
-	struct page **pages;
+	struct page **pages;		/* SROCE_MR_USER */
 	unsigned long npages;
 	unsigned int first_page_offset;
+	/*
+	 * SROCE_MR_FAST: map_mr_sg fills page_list (kernel addresses of
+	 * page_size-aligned blocks, at most max_pages) and page_count; a
+	 * REG_MR takes page_shift and takes page_count as reg_pages.
+	 */
+	u64 *page_list;
+	u32 max_pages;
+	u32 page_count;
+	u32 reg_pages;
+	u8 page_shift;
 	/*
 	 * Registration holds one reference and engine users one each (a
 	 * WQE in flight, a WRITE being received). Deregistration unpublishes
@@ -322,6 +361,7 @@ struct sroce_swqe {
 	/* Wire: the local memory, held from fetch to completion. */
 	bool segs_held;
 	bool rd_counted;		/* READ/atomic sent, in rd_outstanding */
+	bool local_done;		/* REG_MR/LOCAL_INV executed */
 	u8 num_segs;
 	struct sroce_seg *segs;		/* qp->sq_lim.max_sge of them */
 	u32 psn;			/* wire: first PSN */
@@ -591,6 +631,9 @@ enum sroce_stat {
 	SROCE_STAT_SHORTCUT_DROP_PEER,	/* shortcut: the QP does not name it */
 	SROCE_STAT_SHORTCUT_HAND_OVERS,	/* shortcut: taken without a descriptor */
 	SROCE_STAT_QP_RING_ERRORS,	/* QPs failed for an impossible index */
+	SROCE_STAT_FAST_REGS,	/* REG_MRs that made an MR valid */
+	SROCE_STAT_INVALIDATES,	/* keys invalidated, locally or remotely */
+	SROCE_STAT_RX_BAD_INVALIDATE,	/* SEND_INV naming a key it may not */
 	SROCE_STAT_COUNT
 };
 
@@ -696,7 +739,23 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+
+/* sroce_mr_table.c */
+/* The valid MR key names, with a reference, or NULL. */
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+/* Neither deregistered nor invalidated since it was looked up. */
+bool sroce_mr_in_use(struct sroce_mr *mr);
+u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
+			  const struct sroce_wqe_reg *reg);
+/*
+ * Invalidates key: a valid or invalidated fast-registration MR of pd under
+ * that key becomes invalid. -ENOENT: no such MR in pd; -EINVAL: not its key.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 /* Inline: every message puts the MRs it named. The last put defers. */
 static inline void sroce_mr_put(struct sroce_mr *mr)

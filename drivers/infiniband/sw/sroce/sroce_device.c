@@ -51,7 +51,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* Atomics are serialized device-wide, not with CPU accesses. */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
-	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	return 0;
 }
 

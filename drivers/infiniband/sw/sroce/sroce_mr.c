@@ -6,8 +6,11 @@
  * so no key value, 0 included, stands for anything but an MR. A kernel
  * PD's local_dma_lkey is the key of its DMA MR (iova == kernel address,
  * local access only). An MR becomes visible to lookups only once it is
- * complete. The engine looks MRs up under RCU and holds a reference while
- * it touches the memory. Deregistration unpublishes the key and does not
+ * complete. A fast-registration MR (kernel consumers only) is published
+ * free: no key reaches it until a REG_MR on one of its owner's QPs gives
+ * it a key of its index, a range and access (sroce_mr_table.c). The
+ * engine looks MRs up under RCU and holds a reference while it touches the
+ * memory. Deregistration unpublishes the key and does not
  * wait for those references (a peer can keep a WRITE open for as long as
  * it likes): the last one unpins the pages, so they stay pinned for as
  * long as the engine may copy into or out of them. A WRITE that was being
@@ -36,6 +39,7 @@ static void sroce_mr_release_work(struct work_struct *work)
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
+	kvfree(mr->page_list);
 	kfree_rcu(mr, rcu);
 	put_device(&ibdev->dev);
 }
@@ -57,6 +61,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 		goto err_count;
 	}
 	mr->access = access;
+	spin_lock_init(&mr->state_lock);
 	refcount_set(&mr->refs, 1);
 	INIT_WORK(&mr->release_work, sroce_mr_release_work);
 
@@ -68,6 +73,8 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 		goto err_free;
 	mr->ibmr.lkey = (index << 8) | (get_random_u32() & 0xff);
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = mr->ibmr.lkey;
+	mr->state = SROCE_MR_VALID;
 	mr->ibmr.pd = ibpd;
 	mr->ibmr.device = ibpd->device;
 	return mr;
@@ -94,6 +101,7 @@ static void sroce_mr_unreserve(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
 	atomic_dec(&sdev->num_mr);
+	kvfree(mr->page_list);
 	kfree(mr);
 }
 
@@ -104,7 +112,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = sroce_mr_alloc(to_sdev(ibpd->device), ibpd, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->dma = true;
+	mr->kind = SROCE_MR_DMA;
 	mr->iova = 0;
 	mr->length = U64_MAX;
 	sroce_mr_publish(to_sdev(ibpd->device), mr);
@@ -168,6 +176,56 @@ err_mr:
 	return ERR_PTR(err);
 }
 
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(sdev, ibpd, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
+				 GFP_KERNEL);
+	if (!mr->page_list) {
+		sroce_mr_unreserve(sdev, mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->kind = SROCE_MR_FAST;
+	mr->max_pages = max_num_sg;
+	mr->state = SROCE_MR_FREE;
+	sroce_mr_publish(sdev, mr);
+	return &mr->ibmr;
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->page_count == mr->max_pages)
+		return -ENOMEM;
+	mr->page_list[mr->page_count++] = addr;
+	return 0;
+}
+
+/*
+ * The consumer's scatterlist (kernel addresses: sroce has no DMA device)
+ * into the page list a later REG_MR reads. A short count is the
+ * consumer's error to handle, as with any device.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	mr->page_count = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+}
+
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibmr->device;
@@ -175,7 +233,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 
 	WRITE_ONCE(mr->dead, true);
-	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	xa_erase(&sdev->mr_xa, mr->key >> 8);
 	atomic_dec(&sdev->num_mr);
 	sroce_obj_dec(SROCE_OBJ_MR);
 	/*

@@ -5,7 +5,19 @@
  * rules and the lifetime of an MR's pages).
  */
 #include <linux/highmem.h>
+#include <linux/log2.h>
 #include "sroce.h"
+
+/* Whether key names mr now: valid, with that very key. */
+static bool sroce_mr_names(struct sroce_mr *mr, u32 key)
+{
+	/*
+	 * Pairs with REG_MR's release of the state: a valid state comes
+	 * with the key, range and access the REG_MR wrote before it.
+	 */
+	return smp_load_acquire(&mr->state) == SROCE_MR_VALID &&
+	       READ_ONCE(mr->key) == key;
+}
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
@@ -13,7 +25,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs)))
+	if (mr && (!sroce_mr_names(mr, key) ||
+		   !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
 	/* Found just before deregistration erased it: gone all the same. */
@@ -22,6 +35,98 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 		mr = NULL;
 	}
 	return mr;
+}
+
+bool sroce_mr_in_use(struct sroce_mr *mr)
+{
+	return !READ_ONCE(mr->dead) &&
+	       READ_ONCE(mr->state) == SROCE_MR_VALID;
+}
+
+/* The fast-registration MR of key's index, with a reference, or NULL. */
+static struct sroce_mr *sroce_mr_get_fast(struct sroce_dev *sdev, u32 key,
+					  struct ib_pd *pd)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
+		   !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	if (mr && READ_ONCE(mr->dead)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+#define SROCE_MR_REG_ACCESS                                             \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |               \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Executes a REG_MR of a kernel QP in pd: the fast-registration MR of
+ * reg->key's index, in pd and not valid, becomes valid under reg->key for
+ * [addr, addr + length) of the page list it was last mapped to. Remote
+ * write or atomic access needs local write (IBTA). Returns a completion
+ * status.
+ */
+u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
+			  const struct sroce_wqe_reg *reg)
+{
+	u32 page_size = reg->page_size;
+	struct sroce_mr *mr;
+	u64 first;
+	u8 status = IB_WC_LOC_QP_OP_ERR;
+
+	if (sroce_wqe_check_reg(reg) || (reg->access & ~SROCE_MR_REG_ACCESS) ||
+	    ((reg->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(reg->access & IB_ACCESS_LOCAL_WRITE)) ||
+	    reg->length > SROCE_MAX_MR_SIZE)
+		return status;
+	mr = sroce_mr_get_fast(sdev, reg->key, pd);
+	if (!mr)
+		return status;
+	/* The range from the first page's start, in the pages mapped. */
+	first = reg->addr & (page_size - 1);
+	spin_lock(&mr->state_lock);
+	if (mr->state != SROCE_MR_VALID &&
+	    first + reg->length <= (u64)mr->page_count * page_size) {
+		mr->iova = reg->addr;
+		mr->length = reg->length;
+		mr->access = reg->access;
+		mr->page_shift = ilog2(page_size);
+		mr->reg_pages = mr->page_count;
+		WRITE_ONCE(mr->key, reg->key);
+		/* Publishes the fields above; pairs with sroce_mr_names(). */
+		smp_store_release(&mr->state, SROCE_MR_VALID);
+		status = IB_WC_SUCCESS;
+		sroce_stat_add(SROCE_STAT_FAST_REGS, 1);
+	}
+	spin_unlock(&mr->state_lock);
+	sroce_mr_put(mr);
+	return status;
+}
+
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+
+	mr = sroce_mr_get_fast(sdev, key, pd);
+	if (!mr)
+		return -ENOENT;
+	spin_lock(&mr->state_lock);
+	if (mr->state != SROCE_MR_FREE && mr->key == key) {
+		WRITE_ONCE(mr->state, SROCE_MR_INVALID);
+		err = 0;
+		sroce_stat_add(SROCE_STAT_INVALIDATES, 1);
+	}
+	spin_unlock(&mr->state_lock);
+	sroce_mr_put(mr);
+	return err;
 }
 
 /* Only an engine user's reference can be the last one here. */
@@ -51,15 +156,36 @@ struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page)
 	return mr->pages[off >> PAGE_SHIFT];
 }
 
+/*
+ * A fast-registration MR's kernel address for iova (checked against the
+ * MR), *chunk the bytes up to the end of its block or kernel page. The
+ * block index is clamped to the page list: a consumer that maps or
+ * registers the MR again while a peer uses it gets its own memory wrong,
+ * never memory outside the list.
+ */
+static void *sroce_mr_fast_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
+{
+	u64 block = BIT_ULL(mr->page_shift);
+	u64 off = iova - mr->iova + (mr->iova & (block - 1));
+	u64 idx = min_t(u64, off >> mr->page_shift, mr->max_pages - 1);
+	u64 addr = mr->page_list[idx] + (off & (block - 1));
+
+	*chunk = min_t(u64, block - (off & (block - 1)),
+		       PAGE_SIZE - offset_in_page(addr));
+	return (void *)(uintptr_t)addr;
+}
+
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
 {
 	struct page *page;
 	u32 in_page;
 
-	if (mr->dma) {
+	if (mr->kind == SROCE_MR_DMA) {
 		*chunk = PAGE_SIZE - offset_in_page(iova);
 		return (void *)(uintptr_t)iova;
 	}
+	if (mr->kind == SROCE_MR_FAST)
+		return sroce_mr_fast_addr(mr, iova, chunk);
 	page = sroce_mr_page(mr, iova, &in_page);
 	*chunk = PAGE_SIZE - in_page;
 	return kmap_local_page(page) + in_page;
@@ -67,6 +193,6 @@ void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
 
 void sroce_mr_unmap(struct sroce_mr *mr, void *addr)
 {
-	if (!mr->dma)
+	if (mr->kind == SROCE_MR_USER)
 		kunmap_local(addr);
 }

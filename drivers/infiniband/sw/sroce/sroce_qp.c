@@ -145,7 +145,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
-		qp->sq_lim.opcodes = SROCE_WQE_OPS_RC;
+		qp->sq_lim.opcodes = udata ? SROCE_WQE_OPS_RC :
+					       SROCE_WQE_OPS_RC_KERNEL;
 		break;
 	case IB_QPT_UC:
 		qp->sq_lim.opcodes = SROCE_WQE_OPS_UC;
@@ -544,7 +545,16 @@ static const u8 sroce_wr_opcode[] = {
 	[IB_WR_RDMA_READ] = SROCE_WQE_RDMA_READ,
 	[IB_WR_ATOMIC_CMP_AND_SWP] = SROCE_WQE_ATOMIC_CMP_SWP,
 	[IB_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
+	[IB_WR_LOCAL_INV] = SROCE_WQE_LOCAL_INV,
+	[IB_WR_SEND_WITH_INV] = SROCE_WQE_SEND_INV,
+	[IB_WR_REG_MR] = SROCE_WQE_REG_MR,
 };
+
+static int sroce_post_publish(struct sroce_queue *q, u32 producer)
+{
+	sroce_ring_publish(&q->hdr->producer, producer + 1);
+	return 0;
+}
 
 /* Kernel posters write the same WQE format into the same ring. */
 static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
@@ -577,6 +587,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		wqe->ctrl.imm_data = (__force u32)wr->ex.imm_data;
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->ctrl.imm_data = wr->ex.invalidate_rkey;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -594,6 +606,21 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 				       atomic_wr(wr)->compare_add;
 		wqe->atomic.compare = atomic_wr(wr)->compare_add;
 		break;
+	case IB_WR_REG_MR: {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+
+		/* Taken now: the consumer may rewrite iova until it posts. */
+		if (!reg->mr || reg->mr->device != qp->ibqp.device)
+			return -EINVAL;
+		wqe->reg.addr = reg->mr->iova;
+		wqe->reg.length = reg->mr->length;
+		wqe->reg.key = reg->key;
+		wqe->reg.access = reg->access;
+		wqe->reg.page_size = reg->mr->page_size;
+		return sroce_post_publish(q, producer);
+	}
+	case IB_WR_LOCAL_INV:
+		return sroce_post_publish(q, producer);
 	default:
 		break;
 	}

@@ -25,6 +25,9 @@ static const struct sroce_rc_family sroce_rc_families[] = {
 				       IB_OPCODE_RDMA_WRITE_MIDDLE,
 				       IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE,
 				       IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE },
+	[SROCE_WQE_SEND_INV] = { IB_OPCODE_SEND_FIRST, IB_OPCODE_SEND_MIDDLE,
+				 IB_OPCODE_SEND_LAST_WITH_INVALIDATE,
+				 IB_OPCODE_SEND_ONLY_WITH_INVALIDATE },
 };
 
 static u8 sroce_rc_family_opcode(const struct sroce_rc_family *f, u32 pkt,
@@ -46,6 +49,7 @@ u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts)
 	case SROCE_WQE_SEND_IMM:
 	case SROCE_WQE_RDMA_WRITE:
 	case SROCE_WQE_RDMA_WRITE_IMM:
+	case SROCE_WQE_SEND_INV:
 		return sroce_rc_family_opcode(&sroce_rc_families[wqe_opcode],
 					      pkt, npkts);
 	case SROCE_WQE_RDMA_READ:

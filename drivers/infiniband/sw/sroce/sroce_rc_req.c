@@ -19,7 +19,11 @@
  *   arrive in PSN order. A gap, a timeout or a NAK sends the requester
  *   back (go-back-N) to the oldest PSN it must resend;
  * - the timer is lazy: it is moved only to fire earlier, and stopping a
- *   wait only clears resend_at.
+ *   wait only clears resend_at;
+ * - a local WQE (REG_MR, LOCAL_INV) takes no PSN: it executes once, when
+ *   the requester reaches it (after every READ/atomic before it with
+ *   FENCE), and completes once every WQE before it has; a go-back passes
+ *   over it without executing it again.
  */
 #include <linux/jiffies.h>
 #include <sroce/psn.h>
@@ -88,6 +92,8 @@ static u8 sroce_rc_prepare(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	sw->psn = qp->req.req_psn;
 	sw->npkts = 0;
+	if (sroce_wqe_is_local(c->opcode))
+		return IB_WC_SUCCESS;
 	if (c->flags & SROCE_WQE_INLINE) {
 		sw->segs[0] = sroce_kseg(sw->wqe->sge, c->inline_len);
 		sw->num_segs = 1;
@@ -142,6 +148,8 @@ static int sroce_rc_send_request(struct sroce_qp *qp, struct sroce_swqe *sw,
 	}
 	if (info->flags & SROCE_HDR_IMMDT)
 		pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
+	if (info->flags & SROCE_HDR_IETH)
+		pkt.ieth_rkey = c->imm_data;
 	if (info->flags & SROCE_HDR_PAYLOAD)
 		len = sroce_rc_pkt_len(sw->msg_len, mtu, pkt_idx);
 	return sroce_link_xmit(qp, &pkt, sw->segs, sw->num_segs, pkt_idx * mtu,
@@ -182,6 +190,8 @@ static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 		return;
 	for (i = qp->req.sq_retire; i != qp->req.sq_fetched; i++) {
 		sw = sroce_swqe_at(qp, i);
+		if (sw->local_done)
+			continue;	/* holds no PSN */
 		if (!sw->npkts)
 			break;
 		if (sroce_psn_in(psn, sw->psn, sw->npkts)) {
@@ -197,6 +207,35 @@ static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 	}
 }
 
+/* Completes the executed local WQEs at sq_retire: all before them are. */
+static void sroce_rc_retire_local(struct sroce_qp *qp)
+{
+	struct sroce_swqe *sw;
+
+	while (qp->req.sq_retire != qp->req.sq_fetched) {
+		sw = sroce_swqe_at(qp, qp->req.sq_retire);
+		if (!sw->local_done)
+			return;
+		if (qp->req.sq_next == qp->req.sq_retire) {
+			qp->req.sq_next++;
+			qp->req.tx_pkt = 0;
+		}
+		sroce_complete_send(qp, IB_WC_SUCCESS);
+	}
+}
+
+/* Executes a local WQE; returns its completion status. */
+static u8 sroce_rc_exec_local(struct sroce_qp *qp, struct sroce_swqe *sw)
+{
+	struct sroce_send_wqe *wqe = sw->wqe;
+
+	if (wqe->ctrl.opcode == SROCE_WQE_REG_MR)
+		return sroce_mr_fast_register(qp->sdev, qp->ibqp.pd, &wqe->reg);
+	if (sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, wqe->ctrl.imm_data))
+		return IB_WC_LOC_QP_OP_ERR;
+	return IB_WC_SUCCESS;
+}
+
 /* Completes the WQE at sq_retire, which was acknowledged or answered. */
 static void sroce_rc_retire(struct sroce_qp *qp, u8 status)
 {
@@ -210,6 +249,8 @@ static void sroce_rc_retire(struct sroce_qp *qp, u8 status)
 	}
 	qp->req.goback_valid = false;
 	sroce_complete_send(qp, status);
+	if (status == IB_WC_SUCCESS)
+		sroce_rc_retire_local(qp);
 }
 
 /*
@@ -435,6 +476,7 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 		if (qp->req.sq_next == qp->req.sq_fetched) {
 			sw->segs_held = false;
 			sw->rd_counted = false;
+			sw->local_done = false;
 			sw->status = sroce_fetch_send(qp, qp->req.sq_next);
 			if (sw->status == IB_WC_SUCCESS)
 				sw->status = sroce_rc_prepare(qp, sw);
@@ -453,6 +495,23 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 			return;
 		}
 		c = &sw->wqe->ctrl;
+		if (sroce_wqe_is_local(c->opcode)) {
+			if (!sw->local_done) {
+				if ((c->flags & SROCE_WQE_FENCE) &&
+				    qp->req.rd_outstanding) {
+					qp->req.sq_blocked = true;
+					return;
+				}
+				sw->status = sroce_rc_exec_local(qp, sw);
+				if (sw->status != IB_WC_SUCCESS)
+					continue;	/* fails as above */
+				sw->local_done = true;
+			}
+			qp->req.sq_next++;
+			qp->req.tx_pkt = 0;
+			sroce_rc_retire_local(qp);
+			continue;
+		}
 		rd = sroce_rc_is_rd(c->opcode);
 		/*
 		 * No more READs/atomics than max_rd_atomic; FENCE: every

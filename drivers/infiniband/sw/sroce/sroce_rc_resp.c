@@ -78,6 +78,10 @@ static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
 			cqe.flags |= SROCE_CQE_WITH_IMM;
 			cqe.imm_data = (__force u32)cpu_to_be32(pkt->imm);
 		}
+		if (sroce_opcode_info(pkt->opcode)->flags & SROCE_HDR_IETH) {
+			cqe.flags |= SROCE_CQE_WITH_INV;
+			cqe.imm_data = pkt->ieth_rkey;
+		}
 		if (pkt->solicited)
 			cqe.flags |= SROCE_CQE_SOLICITED;
 	}
@@ -148,6 +152,17 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	}
 	qp->resp.rx_off += pkt->payload_len;
 	if (flags & SROCE_HDR_LAST) {
+		/*
+		 * The requester's key to invalidate: one of this QP's PD that
+		 * can be invalidated, else the message fails on both sides.
+		 */
+		if ((flags & SROCE_HDR_IETH) &&
+		    sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, pkt->ieth_rkey)) {
+			sroce_stat_add(SROCE_STAT_RX_BAD_INVALIDATE, 1);
+			sroce_rc_finish_recv(qp, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV,
+					     0, pkt);
+			return SROCE_RC_NAK_INVALID;
+		}
 		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV, qp->resp.rx_off,
 				     pkt);
 		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
@@ -178,8 +193,8 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 			return SROCE_RC_NAK_ACCESS;
 		qp->resp.rx_off = 0;
 	} else if (qp->resp.rx_write.kind == SROCE_SEG_MR &&
-		   READ_ONCE(qp->resp.rx_write.mr->dead)) {
-		/* Its MR was deregistered since the WRITE began. */
+		   !sroce_mr_in_use(qp->resp.rx_write.mr)) {
+		/* Its MR was deregistered or invalidated since it began. */
 		return SROCE_RC_NAK_ACCESS;
 	}
 	/* rx_write.len bounds every packet: 0 for a zero-length WRITE. */
@@ -499,6 +514,8 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		case IB_OPCODE_SEND_LAST_WITH_IMMEDIATE:
 		case IB_OPCODE_SEND_ONLY:
 		case IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE:
+		case IB_OPCODE_SEND_LAST_WITH_INVALIDATE:
+		case IB_OPCODE_SEND_ONLY_WITH_INVALIDATE:
 			v = sroce_rc_exec_send(qp, rx);
 			break;
 		case IB_OPCODE_RDMA_WRITE_FIRST:
@@ -518,7 +535,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		case IB_OPCODE_FETCH_ADD:
 			v = sroce_rc_exec_atomic(qp, pkt);
 			break;
-		default:	/* SEND with invalidate: not offered */
+		default:
 			v = SROCE_RC_NAK_INVALID;
 			break;
 		}

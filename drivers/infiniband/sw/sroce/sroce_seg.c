@@ -110,7 +110,7 @@ int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
 		if (it.i == it.num || n == max)
 			return -EOPNOTSUPP;
 		s = &it.seg[it.i];
-		if (s->kind != SROCE_SEG_MR || s->mr->dma)
+		if (s->kind != SROCE_SEG_MR || s->mr->kind != SROCE_MR_USER)
 			return -EOPNOTSUPP;
 		vec[n].bv_page = sroce_mr_page(s->mr, s->addr + it.off,
 					       &in_page);
@@ -149,7 +149,7 @@ struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
 	if (!mr)
 		return ERR_PTR(-ENOENT);
 	if (!sroce_mr_allows(mr, qp->ibqp.pd, addr, len, access) ||
-	    (remote && mr->dma)) {
+	    (remote && mr->kind == SROCE_MR_DMA)) {
 		sroce_mr_put(mr);
 		return ERR_PTR(-EACCES);
 	}

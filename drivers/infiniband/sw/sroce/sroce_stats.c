@@ -42,6 +42,9 @@ static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
 	[SROCE_STAT_SHORTCUT_HAND_OVERS] = "shortcut_hand_overs",
 	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
+	[SROCE_STAT_FAST_REGS] = "fast_regs",
+	[SROCE_STAT_INVALIDATES] = "invalidates",
+	[SROCE_STAT_RX_BAD_INVALIDATE] = "rx_bad_invalidate",
 };
 
 static int sroce_engine_stats_show(struct seq_file *s, void *unused)

@@ -2,7 +2,9 @@
 /*
  * WQE validation (see include/sroce/wqe.h).
  */
+#include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/sizes.h>
 #include <sroce/wqe.h>
 
 #define SROCE_WQE_FLAGS_KNOWN                                           \
@@ -27,7 +29,8 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 	if (is_inline) {
 		/* Inline data is something to send or write, nothing else. */
 		if (ctrl->opcode == SROCE_WQE_RDMA_READ ||
-		    sroce_wqe_is_atomic(ctrl->opcode))
+		    sroce_wqe_is_atomic(ctrl->opcode) ||
+		    sroce_wqe_is_local(ctrl->opcode))
 			return SROCE_WQE_BAD_FLAGS;
 		if (ctrl->num_sge || ctrl->inline_len > lim->max_inline ||
 		    ctrl->inline_len > room)
@@ -42,6 +45,8 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 	    (size_t)ctrl->num_sge * sizeof(struct sroce_sge) > room)
 		return SROCE_WQE_BAD_LENGTH;
 	if (sroce_wqe_is_atomic(ctrl->opcode) && ctrl->num_sge != 1)
+		return SROCE_WQE_BAD_LENGTH;
+	if (sroce_wqe_is_local(ctrl->opcode) && ctrl->num_sge)
 		return SROCE_WQE_BAD_LENGTH;
 	*extra = ctrl->num_sge * sizeof(struct sroce_sge);
 	return SROCE_WQE_OK;
@@ -86,6 +91,18 @@ enum sroce_wqe_verdict sroce_wqe_check_ud(const struct sroce_wqe_ud *ud,
 	    ud->flow_label > SROCE_WQE_FLOW_LABEL_MASK)
 		return SROCE_WQE_BAD_RESERVED;
 	if (msg_len > mtu)
+		return SROCE_WQE_BAD_LENGTH;
+	return SROCE_WQE_OK;
+}
+
+enum sroce_wqe_verdict sroce_wqe_check_reg(const struct sroce_wqe_reg *reg)
+{
+	if (reg->reserved_e0)
+		return SROCE_WQE_BAD_RESERVED;
+	if (reg->page_size < SZ_4K || reg->page_size > SZ_2G ||
+	    !is_power_of_2(reg->page_size))
+		return SROCE_WQE_BAD_LENGTH;
+	if (reg->addr + reg->length < reg->addr)
 		return SROCE_WQE_BAD_LENGTH;
 	return SROCE_WQE_OK;
 }
