@@ -62,7 +62,30 @@ static void sroce_abi_create_qp_req_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAP_KICK_EVENTFD, 2);
 }
 
+static void sroce_abi_srq_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_srq_resp), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, mmap_offset), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, mmap_len), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, log_slots), 20);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, log_slot_size), 21);
+}
+
+/* The opcodes a ring carries, and the REG_MR segment in place of raddr. */
+static void sroce_abi_wqe_opcode_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, SROCE_WQE_LOCAL_INV, 7);
+	KUNIT_EXPECT_EQ(test, SROCE_WQE_SEND_INV, 8);
+	KUNIT_EXPECT_EQ(test, SROCE_WQE_REG_MR, 9);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_reg), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_reg, key), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_reg, page_size), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, reg), 32);
+}
+
 static struct kunit_case sroce_abi_cases[] = {
+	KUNIT_CASE(sroce_abi_srq_test),
+	KUNIT_CASE(sroce_abi_wqe_opcode_test),
 	KUNIT_CASE(sroce_abi_create_qp_req_test),
 	KUNIT_CASE(sroce_abi_version_test),
 	KUNIT_CASE(sroce_abi_ucontext_test),

@@ -193,6 +193,31 @@ int sroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 int sroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
 
+/* A shared receive queue: one ring of receive WQEs, posted without a syscall. */
+struct sroce_srq {
+	struct ibv_srq ibv_srq;		/* first: libibverbs casts to it */
+	struct sroce_ring ring;
+	uint32_t max_sge;
+};
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct sroce_srq, ibv_srq);
+}
+
+/* sroce_srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *srq);
+int sroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+/* Writes receive WQEs into a ring (an RQ or an SRQ) and publishes them. */
+int sroce_ring_post_recv(struct sroce_ring *r, uint32_t max_sge,
+			 struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
 struct sroce_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
@@ -242,6 +267,11 @@ struct sroce_cmd_create_qp {
 struct sroce_cmd_create_qp_resp {
 	struct ib_uverbs_create_qp_resp ibv_resp;
 	struct sroce_create_qp_resp drv;
+};
+
+struct sroce_cmd_create_srq_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct sroce_create_srq_resp drv;
 };
 
 struct sroce_cmd_alloc_pd_resp {

@@ -529,26 +529,20 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
-int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		    struct ibv_recv_wr **bad_wr)
+int sroce_ring_post_recv(struct sroce_ring *r, uint32_t max_sge,
+			 struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_ring *r = &qp->rq;
 	uint32_t slots = 1U << r->log_slots;
 	struct sroce_recv_wqe *rwqe;
 	int ret = 0, posted = 0, i;
 
-	if (__atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
-		*bad_wr = wr;
-		return EINVAL;
-	}
 	pthread_spin_lock(&r->lock);
 	for (; wr; wr = wr->next) {
 		if (r->index - load_acquire(&r->hdr->consumer) >= slots) {
 			ret = ENOMEM;
 			break;
 		}
-		if ((uint32_t)wr->num_sge > qp->max_recv_sge) {
+		if ((uint32_t)wr->num_sge > max_sge) {
 			ret = EINVAL;
 			break;
 		}
@@ -570,4 +564,18 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	/* In RESET, or receiving through an SRQ: nothing to post here. */
+	if (__atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET ||
+	    ibqp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sroce_ring_post_recv(&qp->rq, qp->max_recv_sge, wr, bad_wr);
 }

@@ -315,6 +315,21 @@ struct ibv_create_qp {
 	struct ib_uverbs_create_qp core_payload;
 };
 
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core_payload;
+};
+
 struct ibv_modify_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_modify_qp core_payload;
@@ -397,6 +412,17 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,
 			      const char *fnfmt, ...)
@@ -415,5 +441,8 @@ _Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex");
 _Static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 _Static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 _Static_assert(sizeof(struct ibv_post_send) == 32, "ibv_post_send");
+_Static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
+_Static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
+_Static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -321,4 +321,18 @@ struct sroce_create_qp_resp {
 	__u32 reserved_160;
 };
 
+/*
+ * A shared receive queue: one ring in the receive WQE format, producer
+ * written by userspace, consumer by the kernel, mapped like an RQ.
+ */
+struct sroce_create_srq_resp {
+	__u32 comp_mask;
+	__u32 reserved_20;
+	__aligned_u64 mmap_offset;
+	__u32 mmap_len;
+	__u8 log_slots;
+	__u8 log_slot_size;
+	__u8 reserved_70[2];
+};
+
 #endif /* SROCE_ABI_USER_H */

@@ -57,6 +57,7 @@ struct page_pool;
 /* Entries of the responder's ring before max_dest_rd_atomic asks more. */
 #define SROCE_RD_RING_MIN 16
 #define SROCE_MAX_AH 0x10000
+#define SROCE_MAX_SRQ 0x10000
 #define SROCE_MAX_MCAST_GRP 64
 #define SROCE_MAX_MCAST_QP_ATTACH 16
 /* The destination QPN of a datagram to a multicast group. */
@@ -85,6 +86,7 @@ enum sroce_obj_type {
 	SROCE_OBJ_QP,
 	SROCE_OBJ_MR,
 	SROCE_OBJ_AH,
+	SROCE_OBJ_SRQ,
 	SROCE_OBJ_TYPE_COUNT
 };
 
@@ -99,6 +101,7 @@ struct sroce_limits {
 	u32 max_mr;
 	u32 max_pd;
 	u32 max_ah;
+	u32 max_srq;
 };
 
 /*
@@ -134,6 +137,7 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_mr;
 	atomic_t num_ah;
+	atomic_t num_srq;
 	/* The engine: workers and the status page mapped to every context. */
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
@@ -505,6 +509,10 @@ struct sroce_qp {
 	struct sroce_wqe_limits sq_lim;
 	struct sroce_wqe_limits rq_lim;
 	bool sq_sig_all;
+	/* Receives come from here if set (ibqp.srq), not from rq. */
+	struct sroce_srq *srq;
+	/* IB_EVENT_QP_LAST_WQE_REACHED was raised in this error state. */
+	bool srq_last_wqe;
 	struct sroce_swqe *swqe;	/* one per SQ slot */
 	void *swqe_mem;
 	struct sroce_seg *swqe_segs;
@@ -547,6 +555,26 @@ struct sroce_qp {
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+/*
+ * A shared receive queue: a ring in the receive WQE format that the QPs
+ * using it take from, in whichever workers they run.
+ */
+struct sroce_srq {
+	struct ib_srq ibsrq;
+	struct sroce_queue q;
+	struct sroce_wqe_limits lim;
+	spinlock_t lock;	/* takers: the consumer (q.index), limit */
+	spinlock_t kpost_lock;	/* kernel posters: the producer */
+	/* Armed: raise IB_EVENT_SRQ_LIMIT_REACHED below this many; 0: not. */
+	u32 limit;
+	bool is_user;
+};
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
 }
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -733,6 +761,16 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);
+
+/* sroce_srq.c */
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
 
 /* sroce_mr.c */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);

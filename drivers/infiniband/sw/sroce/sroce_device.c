@@ -54,6 +54,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
+	attr->max_srq = sdev->lim.max_srq;
+	attr->max_srq_wr = SROCE_MAX_QP_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
 	return 0;
 }
 

@@ -90,6 +90,7 @@ static int sroce_qp_run(struct sroce_qp *qp)
 	case IB_QPS_ERR:
 		sroce_wq_flush(qp);
 		t->drop_state(qp);
+		sroce_srq_last_wqe(qp);
 		break;
 	default:
 		break;
@@ -101,8 +102,9 @@ static bool sroce_qp_has_work(struct sroce_qp *qp)
 {
 	if (qp->transport->has_work(qp))
 		return true;
-	/* What sroce_wq_flush() would flush. */
-	return READ_ONCE(qp->state) == IB_QPS_ERR && sroce_wq_flush_pending(qp);
+	/* What sroce_wq_flush() would flush, or an SRQ event to raise. */
+	return READ_ONCE(qp->state) == IB_QPS_ERR &&
+	       (sroce_wq_flush_pending(qp) || (qp->srq && !qp->srq_last_wqe));
 }
 
 /* Drops what is queued to the QP: at reset and at destroy. */

@@ -46,6 +46,9 @@ MODULE_PARM_DESC(max_pd, "PDs a device holds at once");
 static unsigned int max_ah = SROCE_MAX_AH;
 module_param(max_ah, uint, 0644);
 MODULE_PARM_DESC(max_ah, "Kernel address handles a device holds at once");
+static unsigned int max_srq = SROCE_MAX_SRQ;
+module_param(max_srq, uint, 0644);
+MODULE_PARM_DESC(max_srq, "SRQs a device holds at once");
 
 /* The parameters as they are now, within what the driver can hold. */
 static void sroce_limits_init(struct sroce_limits *lim)
@@ -55,6 +58,7 @@ static void sroce_limits_init(struct sroce_limits *lim)
 	lim->max_mr = clamp_t(u32, READ_ONCE(max_mr), 1, SROCE_MAX_MR);
 	lim->max_pd = clamp_t(u32, READ_ONCE(max_pd), 1, SROCE_MAX_PD);
 	lim->max_ah = clamp_t(u32, READ_ONCE(max_ah), 1, SROCE_MAX_AH);
+	lim->max_srq = clamp_t(u32, READ_ONCE(max_srq), 1, SROCE_MAX_SRQ);
 }
 
 static struct dentry *sroce_debugfs;
@@ -88,6 +92,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
@@ -97,6 +102,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.detach_mcast = sroce_detach_mcast,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.device_group = &sroce_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dma_mr = sroce_get_dma_mr,
@@ -106,14 +112,17 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device = sroce_query_device,
 	.query_ah = sroce_query_ah,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
@@ -122,6 +131,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 

@@ -169,8 +169,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!(uctx->provider_caps & SROCE_UCONTEXT_CAP_UD_UC))
 			return -EOPNOTSUPP;
 	}
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	if (init->srq) {
+		/* Receives come from the SRQ; the RQ keeps one unused slot. */
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	err = sroce_check_caps(&init->cap);
 	if (err)
 		return err;
@@ -187,6 +192,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sdev = to_sdev(ibqp->device);
 	qp->is_user = !!udata;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
@@ -201,6 +207,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err)
 		goto err_count;
+	if (qp->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 
 	err = sroce_qp_table_reserve(qp, init->qp_type, &qpn);
 	if (err < 0)
@@ -496,6 +506,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->req.rnr_retries = 0;
 		qp->req.rnr_wait = false;
 		qp->resp.rx_expected_psn = 0;
+		qp->srq_last_wqe = false;
 		WRITE_ONCE(qp->req.resend_at, 0);
 		qp->attr_mask = 0;
 		sroce_engine_drop_rx(qp);
@@ -522,9 +533,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = qp->state;
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->cap.max_send_wr = sroce_queue_slots(&qp->sq);
-	attr->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
+	attr->cap.max_recv_wr = qp->srq ? 0 : sroce_queue_slots(&qp->rq);
 	attr->cap.max_send_sge = qp->sq_lim.max_sge;
-	attr->cap.max_recv_sge = qp->rq_lim.max_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_lim.max_sge;
 	attr->cap.max_inline_data = qp->sq_lim.max_inline;
 	mutex_unlock(&qp->attr_lock);
 
@@ -699,6 +710,10 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	if (qp->is_user)
 		return -EOPNOTSUPP;
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;	/* post to its SRQ */
+	}
 	spin_lock_irqsave(&qp->kpost_lock, flags);
 	for (; wr; wr = wr->next) {
 		producer = q->hdr->producer;

@@ -49,16 +49,33 @@ static const u8 sroce_rc_verdict_nak[] = {
 	[SROCE_RC_NAK_OPERATION] = SROCE_NAK_REMOTE_OPERATION,
 };
 
-static void sroce_rc_release_rx(struct sroce_qp *qp)
+static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
+				   u32 byte_len, const struct sroce_pkt *pkt);
+
+/*
+ * Drops a message in progress, and with it the receive WQE it took unless
+ * keep_wqe (UC: the next message takes it). A dropped WQE of the RQ stays
+ * in the ring (the error state flushes it), but one taken from an SRQ is
+ * this QP's alone to complete: it is flushed now.
+ */
+static void sroce_rc_drop_message(struct sroce_qp *qp, bool keep_wqe)
 {
-	if (qp->resp.rx_have_wqe) {
+	if (qp->resp.rx_have_wqe && !keep_wqe) {
 		sroce_segs_put(qp->resp.rx_segs, qp->resp.rx_nseg);
 		qp->resp.rx_have_wqe = false;
 		qp->resp.rx_nseg = 0;
+		if (qp->srq)
+			sroce_rc_post_recv_cqe(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV,
+					       0, NULL);
 	}
 	sroce_segs_put(&qp->resp.rx_write, 1);
 	qp->resp.rx_write = (struct sroce_seg){};
 	qp->resp.rx_seq = SROCE_RC_SEQ_NONE;
+}
+
+static void sroce_rc_release_rx(struct sroce_qp *qp)
+{
+	sroce_rc_drop_message(qp, false);
 }
 
 static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
@@ -103,9 +120,8 @@ static void sroce_rc_finish_recv(struct sroce_qp *qp, u8 status, u8 opcode,
 static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 						const struct sroce_pkt *pkt)
 {
+	int posted = sroce_recv_posted(qp);
 	u8 status;
-
-	int posted = sroce_rq_posted(qp);
 
 	if (posted < 0) {
 		sroce_qp_ring_error(qp);
@@ -116,6 +132,8 @@ static enum sroce_rc_verdict sroce_rc_take_recv(struct sroce_qp *qp,
 	qp->resp.rx_nseg = 0;
 	status = sroce_take_recv(qp, qp->resp.rx_segs, &qp->resp.rx_nseg, &qp->resp.rx_cap,
 				 &qp->resp.rx_wr_id);
+	if (status == SROCE_RECV_NONE)
+		return SROCE_RC_RNR;	/* the SRQ ran dry meanwhile */
 	if (status != IB_WC_SUCCESS) {
 		sroce_rc_finish_recv(qp, status, IB_WC_RECV, 0, pkt);
 		return status == IB_WC_LOC_LEN_ERR ? SROCE_RC_NAK_INVALID :
@@ -134,9 +152,12 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	enum sroce_rc_verdict v;
 
 	if (flags & SROCE_HDR_FIRST) {
-		v = sroce_rc_take_recv(qp, pkt);
-		if (v != SROCE_RC_DONE)
-			return v;
+		/* UC: a WQE kept from a dropped message serves this one. */
+		if (!qp->resp.rx_have_wqe) {
+			v = sroce_rc_take_recv(qp, pkt);
+			if (v != SROCE_RC_DONE)
+				return v;
+		}
 		qp->resp.rx_off = 0;
 	}
 	if (!qp->resp.rx_have_wqe)
@@ -176,12 +197,20 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	const struct sroce_pkt *pkt = rx->pkt;
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	bool imm = flags & SROCE_HDR_IMMDT;
+	enum sroce_rc_verdict v;
 	struct sroce_seg to;
 	u32 total;
 
-	/* With immediate, the receive WQE must be there before data lands. */
-	if (imm && !sroce_rq_posted(qp))
-		return SROCE_RC_RNR;
+	/*
+	 * With immediate (on the last packet), the receive WQE is taken
+	 * before that packet's data lands: no other QP can take it from an
+	 * SRQ in between, and no RNR comes too late.
+	 */
+	if (imm && !qp->resp.rx_have_wqe) {
+		v = sroce_rc_take_recv(qp, pkt);
+		if (v != SROCE_RC_DONE)
+			return v;
+	}
 	if (flags & SROCE_HDR_FIRST) {
 		if ((flags & SROCE_HDR_LAST) ?
 		    pkt->reth_len != pkt->payload_len :
@@ -215,21 +244,9 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	sroce_segs_put(&qp->resp.rx_write, 1);
 	qp->resp.rx_write = (struct sroce_seg){};
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
-	if (imm) {
-		enum sroce_rc_verdict v = sroce_rc_take_recv(qp, pkt);
-
-		/*
-		 * The data has landed and the message is counted: too late to
-		 * ask for it again. Only an RQ producer that went back since
-		 * the check above gets here.
-		 */
-		if (v == SROCE_RC_RNR)
-			return SROCE_RC_NAK_OPERATION;
-		if (v != SROCE_RC_DONE)
-			return v;
+	if (imm)
 		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
 				     total, pkt);
-	}
 	return SROCE_RC_DONE;
 }
 
@@ -427,7 +444,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
 {
 	sroce_stat_add(why, 1);
-	sroce_rc_release_rx(qp);
+	sroce_rc_drop_message(qp, true);
 }
 
 void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx)

@@ -71,6 +71,7 @@ static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
 	[SROCE_OBJ_QP] = "qps",
 	[SROCE_OBJ_MR] = "mrs",
 	[SROCE_OBJ_AH] = "ahs",
+	[SROCE_OBJ_SRQ] = "srqs",
 };
 
 void sroce_obj_inc(enum sroce_obj_type type)

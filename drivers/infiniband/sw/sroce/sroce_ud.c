@@ -73,7 +73,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		sroce_stat_add(SROCE_STAT_RX_DROP_QKEY, 1);
 		return;
 	}
-	posted = sroce_rq_posted(qp);
+	posted = sroce_recv_posted(qp);
 	if (posted <= 0) {
 		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
 		if (posted < 0)
@@ -82,6 +82,11 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	}
 
 	status = sroce_take_recv(qp, segs, &nseg, &cap, &cqe.wr_id);
+	if (status == SROCE_RECV_NONE) {
+		/* Another QP took the SRQ's last WQE meanwhile. */
+		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+		return;
+	}
 	if (status == IB_WC_SUCCESS && cap < SROCE_GRH_LEN + rx->len)
 		status = IB_WC_LOC_LEN_ERR;
 	if (status == IB_WC_SUCCESS) {

@@ -180,21 +180,87 @@ bool sroce_wq_flush_pending(struct sroce_qp *qp)
 	       sroce_rq_posted(qp) > 0;
 }
 
+/* Copies the receive WQE at index once and checks it; sge gets its SGEs. */
+static u8 sroce_copy_recv(const struct sroce_queue *q,
+			  const struct sroce_wqe_limits *lim, u32 index,
+			  struct sroce_recv_wqe *hdr, struct sroce_sge *sge)
+{
+	const struct sroce_recv_wqe *ring = sroce_queue_slot(q, index);
+	size_t extra;
+
+	memcpy(hdr, ring, sizeof(*hdr));
+	if (sroce_wqe_check_recv(hdr, lim, &extra))
+		return IB_WC_LOC_LEN_ERR;
+	memcpy(sge, ring->sge, extra);
+	return IB_WC_SUCCESS;
+}
+
+static int sroce_srq_posted(struct sroce_srq *srq)
+{
+	return sroce_ring_posted(sroce_ring_read_index(&srq->q.hdr->producer),
+				 srq->q.index, sroce_queue_slots(&srq->q));
+}
+
+/*
+ * Takes the next WQE of an SRQ for a QP of any worker: copied, then its
+ * slot handed back at once. Raises the armed limit event when fewer than
+ * the limit are left. SROCE_RECV_NONE: nothing posted (any more).
+ */
+static u8 sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *hdr,
+			 struct sroce_sge *sge)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+	bool raise = false;
+	int posted;
+	u8 status;
+
+	spin_lock(&srq->lock);
+	posted = sroce_srq_posted(srq);
+	if (posted <= 0) {
+		spin_unlock(&srq->lock);
+		return SROCE_RECV_NONE;
+	}
+	status = sroce_copy_recv(&srq->q, &srq->lim, srq->q.index, hdr, sge);
+	srq->q.index++;
+	sroce_ring_publish(&srq->q.hdr->consumer, srq->q.index);
+	if (srq->limit && posted - 1 < srq->limit) {
+		srq->limit = 0;
+		raise = true;
+	}
+	spin_unlock(&srq->lock);
+	if (raise && srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	return status;
+}
+
+int sroce_recv_posted(struct sroce_qp *qp)
+{
+	return qp->srq ? sroce_srq_posted(qp->srq) : sroce_rq_posted(qp);
+}
+
 u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 		   unsigned int *nseg, u32 *cap, u64 *wr_id)
 {
-	struct sroce_queue *q = &qp->rq;
-	struct sroce_recv_wqe hdr, *ring;
+	struct sroce_recv_wqe hdr;
 	/* Only the num_sge entries copied from the ring are read. */
 	struct sroce_sge sge[SROCE_MAX_SGE] __uninitialized;
-	size_t extra;
+	u8 status;
 
-	ring = sroce_queue_slot(q, q->index);
-	memcpy(&hdr, ring, sizeof(hdr));
+	if (qp->srq) {
+		status = sroce_srq_take(qp->srq, &hdr, sge);
+		if (status == SROCE_RECV_NONE)
+			return status;
+	} else {
+		status = sroce_copy_recv(&qp->rq, &qp->rq_lim, qp->rq.index,
+					 &hdr, sge);
+	}
 	*wr_id = hdr.wr_id;
-	if (sroce_wqe_check_recv(&hdr, &qp->rq_lim, &extra))
-		return IB_WC_LOC_LEN_ERR;
-	memcpy(sge, ring->sge, extra);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	*cap = sroce_wqe_recv_len(sge, hdr.num_sge);
 	if (!sroce_sges_to_segs(qp, sge, hdr.num_sge, IB_ACCESS_LOCAL_WRITE,
 				segs))
@@ -203,10 +269,33 @@ u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 	return IB_WC_SUCCESS;
 }
 
-/* The receive slot is handed back before its CQE is written. */
+/*
+ * The receive slot is handed back before its CQE is written. An SRQ's was
+ * handed back when it was taken.
+ */
 void sroce_recv_done(struct sroce_qp *qp)
 {
+	if (qp->srq)
+		return;
 	qp->rq.index++;
 	sroce_ring_publish(&qp->rq.hdr->consumer, qp->rq.index);
 }
 
+/*
+ * A QP that takes from an SRQ reached the error state and completed what
+ * it had taken: IB_EVENT_QP_LAST_WQE_REACHED, once per error state.
+ */
+void sroce_srq_last_wqe(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (!qp->srq || qp->srq_last_wqe)
+		return;
+	qp->srq_last_wqe = true;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}

@@ -29,12 +29,18 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_ring_error(struct sroce_qp *qp);
 bool sroce_sq_producer(struct sroce_qp *qp, u32 *producer);
+/* Receive WQEs in the QP's own RQ; -1 for an impossible producer. */
 int sroce_rq_posted(struct sroce_qp *qp);
+/* The same for where its receives come from: its SRQ, else its RQ. */
+int sroce_recv_posted(struct sroce_qp *qp);
+/* sroce_take_recv(): nothing was posted (another QP took the SRQ's last). */
+#define SROCE_RECV_NONE 0xff
 u8 sroce_fetch_send(struct sroce_qp *qp, u32 index);
 void sroce_complete_send(struct sroce_qp *qp, u8 status);
 u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 		   unsigned int *nseg, u32 *cap, u64 *wr_id);
 void sroce_recv_done(struct sroce_qp *qp);
+void sroce_srq_last_wqe(struct sroce_qp *qp);
 void sroce_wq_flush(struct sroce_qp *qp);
 bool sroce_wq_flush_pending(struct sroce_qp *qp);
 
