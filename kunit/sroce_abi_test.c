@@ -77,6 +77,9 @@ static void sroce_abi_wqe_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_LOCAL_INV, 7);
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_SEND_INV, 8);
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_REG_MR, 9);
+	KUNIT_EXPECT_EQ(test, SROCE_WQE_BIND_MW, 10);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_bind, mr_key), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, bind), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_reg), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_reg, key), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_reg, page_size), 24);

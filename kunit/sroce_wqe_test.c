@@ -263,6 +263,7 @@ static void sroce_wqe_reg_test(struct kunit *test)
 	reg.reserved_e0 = 1;
 	KUNIT_EXPECT_EQ(test, sroce_wqe_check_reg(&reg), SROCE_WQE_BAD_RESERVED);
 	KUNIT_EXPECT_EQ(test, sizeof(reg), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_bind), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, reg),
 			offsetof(struct sroce_send_wqe, raddr));
 }
@@ -288,6 +289,22 @@ static void sroce_wqe_ud_test(struct kunit *test)
 			SROCE_WQE_BAD_RESERVED);
 }
 
+static void sroce_wqe_bind_test(struct kunit *test)
+{
+	struct sroce_wqe_bind bind = { .addr = 0x1000, .length = 0x4000 };
+
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_bind(&bind), SROCE_WQE_OK);
+	bind.length = 0;	/* unbinds */
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_bind(&bind), SROCE_WQE_OK);
+	bind.addr = U64_MAX;
+	bind.length = 2;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_bind(&bind), SROCE_WQE_BAD_LENGTH);
+	bind.addr = 0;
+	bind.reserved_e0 = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_bind(&bind), SROCE_WQE_BAD_RESERVED);
+	KUNIT_EXPECT_TRUE(test, sroce_wqe_is_local(SROCE_WQE_BIND_MW));
+}
+
 static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(sroce_wqe_ctrl_test),
 	KUNIT_CASE(sroce_wqe_inline_test),
@@ -298,6 +315,7 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(sroce_wqe_qp_type_test),
 	KUNIT_CASE(sroce_wqe_local_test),
 	KUNIT_CASE(sroce_wqe_reg_test),
+	KUNIT_CASE(sroce_wqe_bind_test),
 	KUNIT_CASE(sroce_wqe_ud_test),
 	{}
 };

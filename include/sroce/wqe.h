@@ -30,7 +30,8 @@
 #define SROCE_WQE_OPS_RC                                                \
 	(SROCE_WQE_OPS_UC | BIT(SROCE_WQE_RDMA_READ) |                  \
 	 BIT(SROCE_WQE_ATOMIC_CMP_SWP) | BIT(SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 BIT(SROCE_WQE_LOCAL_INV) | BIT(SROCE_WQE_SEND_INV))
+	 BIT(SROCE_WQE_LOCAL_INV) | BIT(SROCE_WQE_SEND_INV) |           \
+	 BIT(SROCE_WQE_BIND_MW))
 /* A kernel RC QP also registers fast-registration MRs. */
 #define SROCE_WQE_OPS_RC_KERNEL (SROCE_WQE_OPS_RC | BIT(SROCE_WQE_REG_MR))
 
@@ -73,6 +74,8 @@ enum sroce_wqe_verdict sroce_wqe_check_ud(const struct sroce_wqe_ud *ud,
  * is a power of two from 4 KiB to 2 GiB, and a range that does not wrap.
  */
 enum sroce_wqe_verdict sroce_wqe_check_reg(const struct sroce_wqe_reg *reg);
+/* Checks the segment of a BIND_MW WQE: reserved bits zero, no wrap. */
+enum sroce_wqe_verdict sroce_wqe_check_bind(const struct sroce_wqe_bind *bind);
 /* Checks a receive WQE header; *extra as for sroce_wqe_check_ctrl(). */
 enum sroce_wqe_verdict
 sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,
@@ -80,10 +83,11 @@ sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,
 /* Capacity of a receive buffer, capped at the largest message. */
 u32 sroce_wqe_recv_len(const struct sroce_sge *sge, unsigned int num_sge);
 
-/* Executed by the requester itself: no packet, no data. */
+/* Executed by the requester itself (REG_MR, LOCAL_INV, BIND_MW): no packet. */
 static inline bool sroce_wqe_is_local(u8 opcode)
 {
-	return opcode == SROCE_WQE_LOCAL_INV || opcode == SROCE_WQE_REG_MR;
+	return opcode == SROCE_WQE_LOCAL_INV || opcode == SROCE_WQE_REG_MR ||
+	       opcode == SROCE_WQE_BIND_MW;
 }
 
 static inline bool sroce_wqe_is_atomic(u8 opcode)

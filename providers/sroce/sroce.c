@@ -98,6 +98,75 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
+/* The kernel makes a new MR: new keys, which the command writes into vmr. */
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd = {};
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
+static struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+/*
+ * A type 1 bind is a BIND_MW WQE on qp's send queue with the window's next
+ * key, which the window takes now, as a verbs consumer expects.
+ */
+static int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	}, *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1 || mw->pd != qp->pd ||
+	    (mw_bind->bind_info.length && !mw_bind->bind_info.mr))
+		return EINVAL;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = sroce_post_send(qp, &wr, &bad);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
+	return ret;
+}
+
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
@@ -155,7 +224,9 @@ static void sroce_free_context(struct ibv_context *ibv_ctx)
 }
 
 static const struct verbs_context_ops sroce_context_ops = {
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.bind_mw = sroce_bind_mw,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -163,6 +234,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.create_srq = sroce_create_srq,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
@@ -182,6 +254,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
+	.rereg_mr = sroce_rereg_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 };

@@ -34,7 +34,8 @@
 #define SROCE_WQE_OPS_RC                                                      \
 	(SROCE_WQE_OPS_UC | (1U << SROCE_WQE_RDMA_READ) |                     \
 	 (1U << SROCE_WQE_ATOMIC_CMP_SWP) | (1U << SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 (1U << SROCE_WQE_LOCAL_INV) | (1U << SROCE_WQE_SEND_INV))
+	 (1U << SROCE_WQE_LOCAL_INV) | (1U << SROCE_WQE_SEND_INV) |             \
+	 (1U << SROCE_WQE_BIND_MW))
 
 struct sroce_device {
 	struct verbs_device vdev;
@@ -157,6 +158,9 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t i)
 			      memory_order_release)
 
 /* sroce_queue.c */
+/* The bind segment of a BIND_MW WQE: the window takes rkey and info. */
+void sroce_set_bind(struct sroce_send_wqe *wqe, uint32_t rkey,
+		    const struct ibv_mw_bind_info *info);
 void sroce_sq_doorbell(struct sroce_qp *qp);
 void sroce_qp_kick_fd_open(struct sroce_qp *qp, struct ibv_context *context,
 			   struct sroce_create_qp_req *req);

@@ -21,7 +21,7 @@
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |      \
-	 IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW)
 
 static struct sroce_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
 {
@@ -84,6 +84,19 @@ static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 
 	if (w)
 		w->ctrl.imm_data = invalidate_rkey;
+	qp->cur = NULL;
+}
+
+/* A type 2 bind; no data segment follows. */
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_BIND_MW);
+
+	if (w)
+		sroce_set_bind(w, rkey, bind_info);
 	qp->cur = NULL;
 }
 
@@ -290,6 +303,7 @@ static void sroce_qpex_init(struct sroce_qp *qp)
 	qpx->wr_send_imm = sroce_wr_send_imm;
 	qpx->wr_send_inv = sroce_wr_send_inv;
 	qpx->wr_local_inv = sroce_wr_local_inv;
+	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_rdma_write = sroce_wr_rdma_write;
 	qpx->wr_rdma_write_imm = sroce_wr_rdma_write_imm;
 	qpx->wr_rdma_read = sroce_wr_rdma_read;

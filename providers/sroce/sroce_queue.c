@@ -267,6 +267,47 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return &qp->vqp.qp;
 }
 
+/*
+ * Removes the completions of QP qpn from a CQ: a QP moved to RESET leaves
+ * none behind (as mlx5's provider does). The completions written so far
+ * are compacted toward the newest and the consumer index moves past the
+ * ones removed; the kernel writes only beyond them, and none for qpn any
+ * more.
+ */
+static void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
+{
+	struct sroce_ring *r = &cq->ring;
+	uint32_t slots = 1U << r->log_slots, prod, freed = 0;
+	struct sroce_cqe *cqe, *dest;
+	uint8_t owner;
+
+	pthread_spin_lock(&r->lock);
+	for (prod = r->index; prod - r->index < slots; prod++) {
+		cqe = sroce_ring_slot(r, prod);
+		if (load_acquire(&cqe->owner) !=
+		    (((prod >> r->log_slots) & 1) ^ 1))
+			break;
+	}
+	while (prod != r->index) {
+		prod--;
+		cqe = sroce_ring_slot(r, prod);
+		if (cqe->qp_num == qpn) {
+			freed++;
+		} else if (freed) {
+			/* The slot keeps the owner value of its own lap. */
+			dest = sroce_ring_slot(r, prod + freed);
+			owner = dest->owner;
+			memcpy(dest, cqe, sizeof(*dest));
+			dest->owner = owner;
+		}
+	}
+	if (freed) {
+		r->index += freed;
+		store_release(&r->hdr->consumer, r->index);
+	}
+	pthread_spin_unlock(&r->lock);
+}
+
 int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
@@ -278,6 +319,9 @@ int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		if (attr->qp_state == IBV_QPS_RESET) {
 			sqp->sq.index = 0;
 			sqp->rq.index = 0;
+			sroce_cq_clean(to_scq(qp->send_cq), qp->qp_num);
+			if (qp->recv_cq != qp->send_cq)
+				sroce_cq_clean(to_scq(qp->recv_cq), qp->qp_num);
 		}
 		__atomic_store_n(&sqp->state, attr->qp_state,
 				 __ATOMIC_RELAXED);
@@ -319,6 +363,7 @@ static const uint8_t sroce_wqe_opcode[] = {
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
 	[IBV_WR_LOCAL_INV] = SROCE_WQE_LOCAL_INV,
 	[IBV_WR_SEND_WITH_INV] = SROCE_WQE_SEND_INV,
+	[IBV_WR_BIND_MW] = SROCE_WQE_BIND_MW,
 };
 
 /*
@@ -338,6 +383,16 @@ static int sroce_check_ud_send(struct sroce_qp *qp, struct ibv_send_wr *wr)
 	if (len > sroce_port_mtu(qp))
 		return EINVAL;
 	return 0;
+}
+
+void sroce_set_bind(struct sroce_send_wqe *wqe, uint32_t rkey,
+		    const struct ibv_mw_bind_info *info)
+{
+	wqe->bind.addr = info->addr;
+	wqe->bind.length = info->length;
+	wqe->bind.key = rkey;
+	wqe->bind.access = info->mw_access_flags;
+	wqe->bind.mr_key = info->mr ? info->mr->lkey : 0;
 }
 
 static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
@@ -370,6 +425,10 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 		wqe->ctrl.imm_data = wr->invalidate_rkey;
 	if (wr->opcode == IBV_WR_LOCAL_INV)
 		return 0;	/* no data */
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		sroce_set_bind(wqe, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
+		return 0;
+	}
 
 	if (qp->ud) {
 		wqe->ud = to_sah(wr->wr.ud.ah)->av;
@@ -570,12 +629,21 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ibv_qp_state state = __atomic_load_n(&qp->state, __ATOMIC_RELAXED);
+	int ret;
 
 	/* In RESET, or receiving through an SRQ: nothing to post here. */
-	if (__atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET ||
-	    ibqp->srq) {
+	if (state == IBV_QPS_RESET || ibqp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return sroce_ring_post_recv(&qp->rq, qp->max_recv_sge, wr, bad_wr);
+	ret = sroce_ring_post_recv(&qp->rq, qp->max_recv_sge, wr, bad_wr);
+	/*
+	 * A receive posted in the error state (as a drain does) is only ever
+	 * flushed: a sleeping engine is woken for it. Otherwise a receive
+	 * waits for a message, which wakes the engine itself.
+	 */
+	if (state == IBV_QPS_ERR)
+		sroce_sq_doorbell(qp);
+	return ret;
 }

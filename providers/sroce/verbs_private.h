@@ -315,6 +315,16 @@ struct ibv_create_qp {
 	struct ib_uverbs_create_qp core_payload;
 };
 
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_mw core_payload;
+};
+
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_rereg_mr core_payload;
+};
+
 struct ibv_create_srq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_srq core_payload;
@@ -390,7 +400,17 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
@@ -442,6 +462,8 @@ _Static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 _Static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 _Static_assert(sizeof(struct ibv_post_send) == 32, "ibv_post_send");
 _Static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
+_Static_assert(sizeof(struct ibv_rereg_mr) == 56, "ibv_rereg_mr");
+_Static_assert(sizeof(struct ibv_alloc_mw) == 24, "ibv_alloc_mw");
 _Static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
 _Static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 

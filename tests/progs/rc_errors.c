@@ -301,6 +301,60 @@ static void flush_on_error(void)
 	free_end(&b);
 }
 
+/*
+ * A QP moved to RESET leaves no completion behind in its CQ (a consumer
+ * that restarts a failed QP must not find the old flushes), and another
+ * QP's completions in that CQ stay, in order.
+ */
+static void reset_cleans_cq(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *other;
+	struct ibv_wc wc[8];
+	struct end a, b;
+	int n, i, ok;
+
+	connect_pair(&a, &b, &dflt);
+	init.send_cq = init.recv_cq = b.cq;
+	other = ibv_create_qp(pd, &init);
+	if (!other)
+		tl_die("ibv_create_qp");
+	post_recv(&b, 64);
+	post_recv(&b, 64);
+	ibv_modify_qp(b.qp, &attr, IBV_QP_STATE);
+	if (tl_to_init(other, 0) || ibv_modify_qp(other, &attr, IBV_QP_STATE))
+		tl_die("another QP to the error state");
+	{
+		/* other's receives, posted in error: flushed after b's. */
+		struct ibv_sge sge = { .addr = (uintptr_t)b.buf, .length = 8,
+				       .lkey = b.mr->lkey };
+		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		for (i = 0; i < 2; i++) {
+			wr.wr_id = 100 + i;
+			ibv_post_recv(other, &wr, &bad);
+		}
+	}
+	usleep(200000);		/* every flush is in the CQ */
+	attr.qp_state = IBV_QPS_RESET;
+	tl_check(!ibv_modify_qp(b.qp, &attr, IBV_QP_STATE), "QP to RESET");
+	n = ibv_poll_cq(b.cq, 8, wc);
+	ok = n == 2;
+	for (i = 0; i < n && ok; i++)
+		ok = wc[i].qp_num == other->qp_num && wc[i].wr_id == 100U + i &&
+		     wc[i].status == IBV_WC_WR_FLUSH_ERR;
+	tl_check(ok, "RESET took the QP's flushes out of the CQ, another QP's "
+		 "stayed in order (%d left)", n);
+	ibv_destroy_qp(other);
+	free_end(&a);
+	free_end(&b);
+}
+
 /* query_qp reports the PSNs as they were set, whatever was sent since. */
 static void query_psns(void)
 {
@@ -410,6 +464,7 @@ int main(int argc, char **argv)
 	too_small();
 	dead_peer();
 	flush_on_error();
+	reset_cleans_cq();
 	query_psns();
 	invalidation();
 

@@ -145,6 +145,8 @@ enum sroce_wqe_opcode {
 	 * struct sroce_wqe_reg says; no data.
 	 */
 	SROCE_WQE_REG_MR = 9,
+	/* Binds a memory window, as struct sroce_wqe_bind says; no data. */
+	SROCE_WQE_BIND_MW = 10,
 	SROCE_WQE_OPCODE_COUNT
 };
 
@@ -201,6 +203,21 @@ struct sroce_wqe_reg {
 	__u32 reserved_e0;
 };
 
+/*
+ * A BIND_MW WQE, in place of the raddr and atomic segments: the window
+ * whose key index key names takes key and [addr, addr + length) of the MR
+ * mr_key names, with access (enum ib_access_flags: remote rights, and
+ * zero-based addressing for a type 2 window). length 0 unbinds.
+ */
+struct sroce_wqe_bind {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 key;
+	__u32 access;
+	__u32 mr_key;
+	__u32 reserved_e0;
+};
+
 struct sroce_sge {
 	__aligned_u64 addr;
 	__u32 length;
@@ -233,6 +250,7 @@ struct sroce_send_wqe {
 		};
 		struct sroce_wqe_ud ud;	/* UD */
 		struct sroce_wqe_reg reg;	/* REG_MR */
+		struct sroce_wqe_bind bind;	/* BIND_MW */
 	};
 	struct sroce_sge sge[];		/* or inline data */
 };

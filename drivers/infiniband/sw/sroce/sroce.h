@@ -241,6 +241,7 @@ enum sroce_mr_kind {
 	SROCE_MR_USER,		/* ib_umem pages of a user buffer */
 	SROCE_MR_DMA,		/* kernel DMA MR: iova is a kernel address */
 	SROCE_MR_FAST,		/* fast registration: REG_MR sets it up */
+	SROCE_MR_MW,		/* a memory window: BIND_MW sets it up */
 };
 
 /*
@@ -285,6 +286,17 @@ struct sroce_mr {
 	u32 page_count;
 	u32 reg_pages;
 	u8 page_shift;
+	/*
+	 * SROCE_MR_MW, set by a bind while it is not being looked up under
+	 * state_lock: the MR it is bound to (a reference), the iova of the
+	 * window's first byte in it, its type (1 or 2) and, type 2, the QP
+	 * it is bound to. iova/length/access above are the window's; iova is
+	 * 0 for a zero-based window.
+	 */
+	struct sroce_mr *parent;
+	u64 parent_iova;
+	u32 bound_qpn;
+	u8 mw_type;
 	/*
 	 * Registration holds one reference and engine users one each (a
 	 * WQE in flight, a WRITE being received). Deregistration unpublishes
@@ -572,6 +584,17 @@ struct sroce_srq {
 	bool is_user;
 };
 
+/* A memory window: its key, range and rights live in an MR entry, win. */
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_mr *win;
+};
+
+static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct sroce_srq, ibsrq);
@@ -777,8 +800,13 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 
@@ -794,6 +822,15 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
  * that key becomes invalid. -ENOENT: no such MR in pd; -EINVAL: not its key.
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+/* Executes a BIND_MW of qp; returns a completion status. */
+u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *bind);
+/*
+ * The MR a valid window (looked up by its key) grants qp remote access
+ * through, with a reference, and *iova translated into it; NULL if the
+ * window does not grant [*iova, *iova + len) with access to qp.
+ */
+struct sroce_mr *sroce_mw_target(struct sroce_mr *win, struct sroce_qp *qp,
+				 u64 *iova, u32 len, int access);
 
 /* Inline: every message puts the MRs it named. The last put defers. */
 static inline void sroce_mr_put(struct sroce_mr *mr)

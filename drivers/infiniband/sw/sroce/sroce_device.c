@@ -52,7 +52,11 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	/* Windows are entries of the key table, as MRs are. */
+	attr->max_mw = sdev->lim.max_mr;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	attr->max_srq = sdev->lim.max_srq;
 	attr->max_srq_wr = SROCE_MAX_QP_WR;

@@ -24,7 +24,8 @@
 
 #define SROCE_ACCESS_KNOWN                                              \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |               \
-	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |              \
+	 IB_ACCESS_MW_BIND)
 
 /*
  * The last reference went, after deregistration: unpins the pages and
@@ -38,14 +39,21 @@ static void sroce_mr_release_work(struct work_struct *work)
 
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	if (mr->parent)
+		sroce_mr_put(mr->parent);
 	kvfree(mr->pages);
 	kvfree(mr->page_list);
 	kfree_rcu(mr, rcu);
 	put_device(&ibdev->dev);
 }
 
+/*
+ * A new MR of ibpd; its key takes a fresh index, or is reuse_key (not 0)
+ * when re-registration hands an MR's keys on.
+ */
 static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
-				       struct ib_pd *ibpd, int access)
+				       struct ib_pd *ibpd, int access,
+				       u32 reuse_key)
 {
 	struct sroce_mr *mr;
 	u32 index;
@@ -66,12 +74,16 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev,
 	INIT_WORK(&mr->release_work, sroce_mr_release_work);
 
 	/* The index is reserved now and published once the MR is whole. */
-	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
-			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
-			      GFP_KERNEL);
-	if (err < 0)
-		goto err_free;
-	mr->ibmr.lkey = (index << 8) | (get_random_u32() & 0xff);
+	if (reuse_key) {
+		mr->ibmr.lkey = reuse_key;
+	} else {
+		err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
+				      XA_LIMIT(1, SROCE_MAX_MR),
+				      &sdev->mr_next, GFP_KERNEL);
+		if (err < 0)
+			goto err_free;
+		mr->ibmr.lkey = (index << 8) | (get_random_u32() & 0xff);
+	}
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	mr->key = mr->ibmr.lkey;
 	mr->state = SROCE_MR_VALID;
@@ -87,8 +99,9 @@ err_count:
 }
 
 /*
- * Makes a fully initialised MR visible to key lookups; the release store
- * pairs with the lookup's xa_load (RCU dereference).
+ * Makes a fully initialised MR visible to key lookups (in place of the MR
+ * it took the key from, if any); the release store pairs with the lookup's
+ * xa_load (RCU dereference).
  */
 static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
@@ -96,10 +109,13 @@ static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	sroce_obj_inc(SROCE_OBJ_MR);
 }
 
-/* Undoes sroce_mr_alloc() for an MR never published: no reader saw it. */
+/*
+ * Undoes sroce_mr_alloc() for an MR never published: no reader saw it. A
+ * reserved index is released; a reused one still belongs to its MR.
+ */
 static void sroce_mr_unreserve(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	xa_release(&sdev->mr_xa, mr->ibmr.lkey >> 8);
 	atomic_dec(&sdev->num_mr);
 	kvfree(mr->page_list);
 	kfree(mr);
@@ -109,7 +125,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sroce_mr *mr;
 
-	mr = sroce_mr_alloc(to_sdev(ibpd->device), ibpd, access);
+	mr = sroce_mr_alloc(to_sdev(ibpd->device), ibpd, access, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->kind = SROCE_MR_DMA;
@@ -119,8 +135,11 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+/* A user MR, complete but not yet published, under reuse_key if not 0. */
+static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start,
+					     u64 length, u64 iova, int access,
+					     struct ib_udata *udata,
+					     u32 reuse_key)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
 	struct sg_page_iter iter;
@@ -139,9 +158,9 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if ((start ^ iova) & ~PAGE_MASK)
 		return ERR_PTR(-EINVAL);
 
-	mr = sroce_mr_alloc(sdev, ibpd, access);
+	mr = sroce_mr_alloc(sdev, ibpd, access, reuse_key);
 	if (IS_ERR(mr))
-		return ERR_CAST(mr);
+		return mr;
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem)) {
@@ -166,14 +185,58 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	sroce_mr_publish(sdev, mr);
-	return &mr->ibmr;
+	return mr;
 
 err_umem:
 	ib_umem_release(umem);
 err_mr:
 	sroce_mr_unreserve(sdev, mr);
 	return ERR_PTR(err);
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_user_mr_create(ibpd, start, length, iova, access, udata, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	sroce_mr_publish(to_sdev(ibpd->device), mr);
+	return &mr->ibmr;
+}
+
+/*
+ * Re-registration makes a new MR from what changes and what the old one
+ * had, and hands it the old one's keys: from the moment it is published,
+ * the keys find it, and the old one is dead (ib_core then destroys it).
+ * WQEs in flight keep the old MR's pages as deregistration allows; no MR
+ * is ever changed under the engine. On failure nothing changed.
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr), *new;
+
+	if (mr->kind != SROCE_MR_USER)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+	new = sroce_user_mr_create(ibpd, start, length, iova, access, udata,
+				   mr->key);
+	if (IS_ERR(new))
+		return ERR_CAST(new);
+	WRITE_ONCE(mr->dead, true);
+	sroce_mr_publish(to_sdev(ibpd->device), new);
+	return &new->ibmr;
 }
 
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -186,7 +249,7 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = sroce_mr_alloc(sdev, ibpd, 0);
+	mr = sroce_mr_alloc(sdev, ibpd, 0, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
@@ -226,14 +289,17 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
 }
 
-int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+/*
+ * Deregistration (of an MR or a window): the key is gone at once; the
+ * engine's references keep the memory until the last is put.
+ */
+static void sroce_mr_unpublish(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	struct ib_device *ibdev = ibmr->device;
-	struct sroce_dev *sdev = to_sdev(ibdev);
-	struct sroce_mr *mr = to_smr(ibmr);
+	struct ib_device *ibdev = &sdev->ibdev;
 
 	WRITE_ONCE(mr->dead, true);
-	xa_erase(&sdev->mr_xa, mr->key >> 8);
+	/* Unless re-registration handed the key on already. */
+	xa_cmpxchg(&sdev->mr_xa, mr->key >> 8, mr, NULL, 0);
 	atomic_dec(&sdev->num_mr);
 	sroce_obj_dec(SROCE_OBJ_MR);
 	/*
@@ -243,6 +309,46 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	get_device(&ibdev->dev);
 	if (refcount_dec_and_test(&mr->refs))
 		sroce_mr_release_work(&mr->release_work);
+}
+
+/*
+ * A memory window is an entry of the key table (counted against max_mr),
+ * free until a bind; its rkey is (index << 8) | variant like an MR's.
+ */
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmw->device);
+	struct sroce_mw *mw = to_smw(ibmw);
+	struct sroce_mr *win;
+	int err;
+
+	if (udata) {
+		err = sroce_udata_expect_no_req(udata);
+		if (err)
+			return err;
+	}
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+		return -EINVAL;
+	win = sroce_mr_alloc(sdev, ibmw->pd, 0, 0);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
+	win->kind = SROCE_MR_MW;
+	win->mw_type = ibmw->type == IB_MW_TYPE_1 ? 1 : 2;
+	win->state = SROCE_MR_FREE;
+	mw->win = win;
+	ibmw->rkey = win->key;
+	sroce_mr_publish(sdev, win);
 	return 0;
 }
 
+int sroce_dealloc_mw(struct ib_mw *ibmw)
+{
+	sroce_mr_unpublish(to_sdev(ibmw->device), to_smw(ibmw)->win);
+	return 0;
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	sroce_mr_unpublish(to_sdev(ibmr->device), to_smr(ibmr));
+	return 0;
+}

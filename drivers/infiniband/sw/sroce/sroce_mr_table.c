@@ -43,15 +43,19 @@ bool sroce_mr_in_use(struct sroce_mr *mr)
 	       READ_ONCE(mr->state) == SROCE_MR_VALID;
 }
 
-/* The fast-registration MR of key's index, with a reference, or NULL. */
-static struct sroce_mr *sroce_mr_get_fast(struct sroce_dev *sdev, u32 key,
-					  struct ib_pd *pd)
+/*
+ * The entry of key's index in pd, if kind_ok says it is of a kind the
+ * caller may change, with a reference; or NULL.
+ */
+static struct sroce_mr *sroce_mr_get_index(struct sroce_dev *sdev, u32 key,
+					   struct ib_pd *pd,
+					   bool (*kind_ok)(struct sroce_mr *))
 {
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
+	if (mr && (!kind_ok(mr) || mr->ibmr.pd != pd ||
 		   !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
@@ -60,6 +64,23 @@ static struct sroce_mr *sroce_mr_get_fast(struct sroce_dev *sdev, u32 key,
 		mr = NULL;
 	}
 	return mr;
+}
+
+static bool sroce_mr_is_fast(struct sroce_mr *mr)
+{
+	return mr->kind == SROCE_MR_FAST;
+}
+
+/* What LOCAL_INV and SEND with invalidate may take: IBTA 10.6.7. */
+static bool sroce_mr_invalidatable(struct sroce_mr *mr)
+{
+	return mr->kind == SROCE_MR_FAST ||
+	       (mr->kind == SROCE_MR_MW && mr->mw_type == 2);
+}
+
+static bool sroce_mr_is_mw(struct sroce_mr *mr)
+{
+	return mr->kind == SROCE_MR_MW;
 }
 
 #define SROCE_MR_REG_ACCESS                                             \
@@ -86,7 +107,7 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 	     !(reg->access & IB_ACCESS_LOCAL_WRITE)) ||
 	    reg->length > SROCE_MAX_MR_SIZE)
 		return status;
-	mr = sroce_mr_get_fast(sdev, reg->key, pd);
+	mr = sroce_mr_get_index(sdev, reg->key, pd, sroce_mr_is_fast);
 	if (!mr)
 		return status;
 	/* The range from the first page's start, in the pages mapped. */
@@ -115,7 +136,7 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	struct sroce_mr *mr;
 	int err = -EINVAL;
 
-	mr = sroce_mr_get_fast(sdev, key, pd);
+	mr = sroce_mr_get_index(sdev, key, pd, sroce_mr_invalidatable);
 	if (!mr)
 		return -ENOENT;
 	spin_lock(&mr->state_lock);
@@ -154,6 +175,91 @@ struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page)
 
 	*in_page = off & ~PAGE_MASK;
 	return mr->pages[off >> PAGE_SHIFT];
+}
+
+/* Local write means nothing for a window; consumers pass it all the same. */
+#define SROCE_MW_ACCESS                                                 \
+	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |               \
+	 IB_ACCESS_REMOTE_ATOMIC | IB_ZERO_BASED | IB_ACCESS_LOCAL_WRITE)
+
+/*
+ * A bind's checks (IBTA 10.6.7.2): the window and the MR belong to the
+ * QP's PD; the MR is valid, allows binding and holds the whole range;
+ * remote write or atomic rights need the MR's local write; a type 2
+ * window is not valid already, and only it may be zero-based. A type 1
+ * window may be bound again over a valid binding. length 0 unbinds.
+ */
+u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *b)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+	struct sroce_mr *win, *mr = NULL, *old;
+	u8 status = IB_WC_MW_BIND_ERR;
+
+	if (sroce_wqe_check_bind(b) || (b->access & ~SROCE_MW_ACCESS))
+		return status;
+	win = sroce_mr_get_index(qp->sdev, b->key, pd, sroce_mr_is_mw);
+	if (!win)
+		return status;
+	if (b->length) {
+		mr = sroce_mr_get(qp->sdev, b->mr_key);
+		if (!mr || mr->kind == SROCE_MR_MW || mr->kind == SROCE_MR_DMA ||
+		    !(mr->access & IB_ACCESS_MW_BIND) ||
+		    !sroce_mr_allows(mr, pd, b->addr, b->length, 0) ||
+		    ((b->access & (IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_ATOMIC)) &&
+		     !(mr->access & IB_ACCESS_LOCAL_WRITE)) ||
+		    (win->mw_type == 1 && (b->access & IB_ZERO_BASED)))
+			goto out;
+	}
+	spin_lock(&win->state_lock);
+	if (win->mw_type == 2 && win->state == SROCE_MR_VALID) {
+		spin_unlock(&win->state_lock);
+		goto out;
+	}
+	/* Invalid first: no lookup sees the old key with the new fields. */
+	WRITE_ONCE(win->state, SROCE_MR_INVALID);
+	old = win->parent;
+	win->parent = mr;
+	win->parent_iova = b->addr;
+	win->iova = (b->access & IB_ZERO_BASED) ? 0 : b->addr;
+	win->length = b->length;
+	win->access = b->access & ~(IB_ZERO_BASED | IB_ACCESS_LOCAL_WRITE);
+	win->bound_qpn = qp->ibqp.qp_num;
+	WRITE_ONCE(win->key, b->key);
+	if (mr)		/* Publishes the fields; pairs with sroce_mr_names(). */
+		smp_store_release(&win->state, SROCE_MR_VALID);
+	spin_unlock(&win->state_lock);
+	mr = old;	/* the reference the window held, if any, goes */
+	status = IB_WC_SUCCESS;
+out:
+	if (mr)
+		sroce_mr_put(mr);
+	sroce_mr_put(win);
+	return status;
+}
+
+struct sroce_mr *sroce_mw_target(struct sroce_mr *win, struct sroce_qp *qp,
+				 u64 *iova, u32 len, int access)
+{
+	struct sroce_mr *mr;
+
+	if (!sroce_mr_allows(win, qp->ibqp.pd, *iova, len, access))
+		return NULL;
+	spin_lock(&win->state_lock);
+	mr = win->parent;
+	if (win->state != SROCE_MR_VALID || !mr ||
+	    (win->mw_type == 2 && win->bound_qpn != qp->ibqp.qp_num) ||
+	    !refcount_inc_not_zero(&mr->refs)) {
+		spin_unlock(&win->state_lock);
+		return NULL;
+	}
+	*iova = win->parent_iova + (*iova - win->iova);
+	spin_unlock(&win->state_lock);
+	if (!sroce_mr_in_use(mr)) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
 }
 
 /*

@@ -20,7 +20,7 @@
  *   back (go-back-N) to the oldest PSN it must resend;
  * - the timer is lazy: it is moved only to fire earlier, and stopping a
  *   wait only clears resend_at;
- * - a local WQE (REG_MR, LOCAL_INV) takes no PSN: it executes once, when
+ * - a local WQE (REG_MR, LOCAL_INV, BIND_MW) takes no PSN: it executes once, when
  *   the requester reaches it (after every READ/atomic before it with
  *   FENCE), and completes once every WQE before it has; a go-back passes
  *   over it without executing it again.
@@ -231,6 +231,8 @@ static u8 sroce_rc_exec_local(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	if (wqe->ctrl.opcode == SROCE_WQE_REG_MR)
 		return sroce_mr_fast_register(qp->sdev, qp->ibqp.pd, &wqe->reg);
+	if (wqe->ctrl.opcode == SROCE_WQE_BIND_MW)
+		return sroce_mw_bind(qp, &wqe->bind);
 	if (sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, wqe->ctrl.imm_data))
 		return IB_WC_LOC_QP_OP_ERR;
 	return IB_WC_SUCCESS;

@@ -137,18 +137,25 @@ void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 /*
  * Looks up the MR of key for [addr, addr + len), len > 0, and checks it for
  * this QP's PD, the range and the access. No key value is special: key 0
- * names no MR (index 0 is never allocated), and a kernel DMA MR grants no
- * remote access.
+ * names no MR (index 0 is never allocated), a kernel DMA MR grants no
+ * remote access and a window's key no local access.
  */
-struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr,
+struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 *addr,
 			      u32 len, int access, bool remote)
 {
-	struct sroce_mr *mr;
+	struct sroce_mr *mr, *target;
 
 	mr = sroce_mr_get(qp->sdev, key);
 	if (!mr)
 		return ERR_PTR(-ENOENT);
-	if (!sroce_mr_allows(mr, qp->ibqp.pd, addr, len, access) ||
+	if (mr->kind == SROCE_MR_MW && remote) {
+		/* A window: the MR behind it, *addr translated into it. */
+		target = sroce_mw_target(mr, qp, addr, len, access);
+		sroce_mr_put(mr);
+		return target ?: ERR_PTR(-EACCES);
+	}
+	if (mr->kind == SROCE_MR_MW ||
+	    !sroce_mr_allows(mr, qp->ibqp.pd, *addr, len, access) ||
 	    (remote && mr->kind == SROCE_MR_DMA)) {
 		sroce_mr_put(mr);
 		return ERR_PTR(-EACCES);
@@ -162,13 +169,15 @@ bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 {
 	struct sroce_mr *mr;
 	unsigned int i;
+	u64 addr;
 
 	for (i = 0; i < num; i++) {
 		segs[i] = (struct sroce_seg){};
 		if (!sge[i].length)
 			continue;	/* touches nothing: no key check */
-		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
-				  access, false);
+		addr = sge[i].addr;
+		mr = sroce_sge_mr(qp, sge[i].lkey, &addr, sge[i].length, access,
+				  false);
 		if (IS_ERR(mr)) {
 			sroce_segs_put(segs, i);
 			return false;
@@ -196,7 +205,7 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = sroce_sge_mr(qp, rkey, va, len, access, true);
+	mr = sroce_sge_mr(qp, rkey, &va, len, access, true);
 	if (IS_ERR(mr))
 		return -EACCES;
 	*seg = (struct sroce_seg){
@@ -220,7 +229,7 @@ bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
 			   &seg))
 		return false;
-	p = sroce_mr_map(seg.mr, va, &chunk);
+	p = sroce_mr_map(seg.mr, seg.addr, &chunk);
 	spin_lock(&sroce_atomic_lock);
 	*orig = READ_ONCE(*p);
 	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {

@@ -25,6 +25,7 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 	[SROCE_WQE_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[SROCE_WQE_SEND_INV] = IB_WC_SEND,
 	[SROCE_WQE_REG_MR] = IB_WC_REG_MR,
+	[SROCE_WQE_BIND_MW] = IB_WC_BIND_MW,
 };
 
 void sroce_qp_error(struct sroce_qp *qp)

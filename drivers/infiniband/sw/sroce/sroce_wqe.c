@@ -107,6 +107,15 @@ enum sroce_wqe_verdict sroce_wqe_check_reg(const struct sroce_wqe_reg *reg)
 	return SROCE_WQE_OK;
 }
 
+enum sroce_wqe_verdict sroce_wqe_check_bind(const struct sroce_wqe_bind *bind)
+{
+	if (bind->reserved_e0)
+		return SROCE_WQE_BAD_RESERVED;
+	if (bind->addr + bind->length < bind->addr)
+		return SROCE_WQE_BAD_LENGTH;
+	return SROCE_WQE_OK;
+}
+
 enum sroce_wqe_verdict
 sroce_wqe_check_recv(const struct sroce_recv_wqe *rwqe,
 		     const struct sroce_wqe_limits *lim, size_t *extra)

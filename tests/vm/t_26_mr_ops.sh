@@ -1,8 +1,10 @@
-# Fast registration, local and remote invalidation from a kernel consumer
-# (tests/kmod/sroce_frwr_test.c) on the same host, over an IPv4 and an
-# IPv6 GID: data placed through the page list, keys, states, access and
-# PD checks, the unsignaled LOCAL_INV + REG_MR + SEND chain; the engine's
-# counters move with them.
+# Memory registration beyond ibv_reg_mr, on the same host. Fast
+# registration, local and remote invalidation from a kernel consumer
+# (tests/kmod/sroce_frwr_test.c) over an IPv4 and an IPv6 GID: data placed
+# through the page list, keys, states, access and PD checks, the
+# unsignaled LOCAL_INV + REG_MR + SEND chain; the engine's counters move
+# with them. ibv_rereg_mr in every mode (mr_rereg); memory windows of
+# type 1 and 2 (mw_test).
 . ./lib.sh
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 KMOD=$SROCE_TOP/tests/kmod/sroce_frwr_test.ko
@@ -35,4 +37,12 @@ run_kmod() {	# run_kmod GID_INDEX LABEL
 run_kmod "$(gid_index ::ffff:192.0.2.1)" ipv4
 run_kmod "$(gid_index 2001:db8::1)" ipv6
 check "every object is gone after the module" wait_for 10 objects_at "$base"
+"$T/mr_rereg" sroce0 1
+check "mr_rereg" test $? -eq 0
+check "every object is gone after mr_rereg" wait_for 10 objects_at "$base"
+"$T/mw_test" sroce0 1
+check "mw_test" test $? -eq 0
+check "the device offers memory windows" \
+	sh -c "ibv_devinfo -v -d sroce0 | grep -q MEM_WINDOW_TYPE_2B"
+check "every object is gone after mw_test" wait_for 10 objects_at "$base"
 finish
