@@ -33,6 +33,10 @@ for dev in rxe0 sroce0; do
 	r[$dev.send_lat]=$(perf $dev ib_send_lat -s 64 -n "$iters" | col 5)
 	r[$dev.read_bw]=$(perf $dev ib_read_bw -s 65536 -n "$iters" | col 4)
 	r[$dev.send_bw]=$(perf $dev ib_send_bw -s 65536 -n "$iters" | col 4)
+	r[$dev.srq_send_bw]=$(perf $dev ib_send_bw --use-srq -s 65536 \
+		-n "$iters" | col 4)
+	r[$dev.srq_send_rate]=$(perf $dev ib_send_bw --use-srq -s 64 \
+		-n $((iters * 5)) | col 5)
 	r[$dev.atomic_rate]=$(perf $dev ib_atomic_bw -n "$iters" | col 5)
 	# An idle device: busy CPU over 5 s with nothing to do.
 	sleep 1
@@ -57,6 +61,8 @@ row() {	# row NAME KEY HIGHER_IS_BETTER
 	printf '%-34s %12s %12s %8s\n' "$1" "${a:-fail}" "${b:-fail}" "$q"
 }
 bench_rows
+row "ib_send_bw --use-srq 64KiB MB/s" srq_send_bw 1
+row "ib_send_bw --use-srq 64B Mpps" srq_send_rate 1
 row "CPU s per GB (ib_write_bw 64KiB)" cpu_per_gb 0
 row "idle VM CPU % (device up, no traffic)" idle_cpu 0
 echo "(ratio: how many times better sroce is; same-host, TCG, $iters iterations)"

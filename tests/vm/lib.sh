@@ -125,3 +125,17 @@ peer_netns() {
 	ip -6 neigh replace "$1" dev v0 nud permanent \
 		lladdr "$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')"
 }
+
+# perftest TOOL ARGS...: a perftest server and client on sroce0 (the
+# client to 127.0.0.1); both succeed and the client prints a result line.
+perftest() {
+	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &
+	local srv=$!
+	sleep 1.5
+	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" 127.0.0.1 > /tmp/pt-cli.log 2>&1
+	local rc=$?
+	wait $srv
+	local src=$?
+	[ $rc -eq 0 ] && [ $src -eq 0 ] &&
+		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/pt-cli.log
+}

@@ -46,17 +46,6 @@ check "ibv_rc_pingpong -e (completion events)" pingpong -n 200 -e
 check "ibv_rc_pingpong -s 65536 -c" pingpong -n 50 -s 65536 -c
 check "ibv_rc_pingpong -N (the ibv_wr_* API)" pingpong -n 200 -N -c
 
-perftest() {	# perftest TOOL ARGS...: both sides succeed, a result line
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &
-	local srv=$!
-	sleep 1.5
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" 127.0.0.1 > /tmp/pt-cli.log 2>&1
-	local rc=$?
-	wait $srv
-	local src=$?
-	[ $rc -eq 0 ] && [ $src -eq 0 ] &&
-		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/pt-cli.log
-}
 for t in ib_write_bw ib_read_bw ib_send_bw; do
 	check "$t -a" perftest $t -a -n 20
 done

@@ -28,17 +28,6 @@ check "ibv_srq_pingpong (16 QPs, one SRQ)" srq_pingpong -n 200
 check "ibv_srq_pingpong -e (completion events)" srq_pingpong -n 200 -e
 check "ibv_srq_pingpong -q 64 -s 8192" srq_pingpong -n 100 -q 64 -s 8192
 
-perftest() {	# perftest TOOL ARGS...: both sides succeed, a result line
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &
-	local srv=$!
-	sleep 1.5
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" 127.0.0.1 > /tmp/pt-cli.log 2>&1
-	local rc=$?
-	wait $srv
-	local src=$?
-	[ $rc -eq 0 ] && [ $src -eq 0 ] &&
-		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/pt-cli.log
-}
 check "ib_send_bw --use-srq -a" perftest ib_send_bw --use-srq -a -n 20
 check "ib_send_bw --use-srq, 4 QPs" perftest ib_send_bw --use-srq -q 4 -n 500
 check "ib_send_lat --use-srq -a" perftest ib_send_lat --use-srq -a -n 20

@@ -766,6 +766,9 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* sroce_queue.c */
 int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size);
+int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 void sroce_queue_free(struct sroce_queue *q);
 int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
 		      bool read_only, struct rdma_user_mmap_entry **entry,

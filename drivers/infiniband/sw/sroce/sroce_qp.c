@@ -702,11 +702,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_queue *q = &qp->rq;
-	struct sroce_recv_wqe *rwqe;
 	unsigned long flags;
-	u32 producer;
-	int i, err = 0;
+	int err;
 
 	if (qp->is_user)
 		return -EOPNOTSUPP;
@@ -715,25 +712,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EINVAL;	/* post to its SRQ */
 	}
 	spin_lock_irqsave(&qp->kpost_lock, flags);
-	for (; wr; wr = wr->next) {
-		producer = q->hdr->producer;
-		if (producer - READ_ONCE(q->hdr->consumer) >=
-		    sroce_queue_slots(q) || wr->num_sge > qp->rq_lim.max_sge) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		rwqe = sroce_queue_slot(q, producer);
-		memset(rwqe, 0, SROCE_RECV_WQE_BASE);
-		rwqe->wr_id = wr->wr_id;
-		rwqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			rwqe->sge[i].addr = wr->sg_list[i].addr;
-			rwqe->sge[i].length = wr->sg_list[i].length;
-			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		sroce_ring_publish(&q->hdr->producer, producer + 1);
-	}
+	err = sroce_queue_post_recv(&qp->rq, qp->rq_lim.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	/* A posted receive may end an RNR wait, or flush in error. */
 	sroce_worker_wake(qp->worker);

@@ -65,6 +65,40 @@ int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size)
 	return 0;
 }
 
+/*
+ * A kernel consumer's receive WQEs written into an RQ or SRQ ring and
+ * published one by one; the caller serializes posters. -ENOMEM for a full
+ * ring or too many SGEs (*bad_wr is the first WR not posted).
+ */
+int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_recv_wqe *rwqe;
+	u32 producer;
+	int i;
+
+	for (; wr; wr = wr->next) {
+		producer = q->hdr->producer;
+		if (producer - sroce_ring_read_index(&q->hdr->consumer) >=
+		    sroce_queue_slots(q) || wr->num_sge > max_sge) {
+			*bad_wr = wr;
+			return -ENOMEM;
+		}
+		rwqe = sroce_queue_slot(q, producer);
+		memset(rwqe, 0, SROCE_RECV_WQE_BASE);
+		rwqe->wr_id = wr->wr_id;
+		rwqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			rwqe->sge[i].addr = wr->sg_list[i].addr;
+			rwqe->sge[i].length = wr->sg_list[i].length;
+			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_ring_publish(&q->hdr->producer, producer + 1);
+	}
+	return 0;
+}
+
 /* The ring goes with its mmap entry, if it has one. */
 void sroce_queue_free(struct sroce_queue *q)
 {

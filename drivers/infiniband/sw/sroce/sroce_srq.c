@@ -15,7 +15,6 @@
  *   never takes from a destroyed one; its ring goes with its mmap entry.
  */
 #include <linux/log2.h>
-#include <sroce/ring.h>
 #include "sroce.h"
 
 static int sroce_srq_check_attr(struct ib_srq_attr *attr)
@@ -133,34 +132,13 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
-	struct sroce_queue *q = &srq->q;
-	struct sroce_recv_wqe *rwqe;
 	unsigned long flags;
-	u32 producer;
-	int i, err = 0;
+	int err;
 
 	if (srq->is_user)
 		return -EOPNOTSUPP;
 	spin_lock_irqsave(&srq->kpost_lock, flags);
-	for (; wr; wr = wr->next) {
-		producer = q->hdr->producer;
-		if (producer - sroce_ring_read_index(&q->hdr->consumer) >=
-		    sroce_queue_slots(q) || wr->num_sge > srq->lim.max_sge) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		rwqe = sroce_queue_slot(q, producer);
-		memset(rwqe, 0, SROCE_RECV_WQE_BASE);
-		rwqe->wr_id = wr->wr_id;
-		rwqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			rwqe->sge[i].addr = wr->sg_list[i].addr;
-			rwqe->sge[i].length = wr->sg_list[i].length;
-			rwqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		sroce_ring_publish(&q->hdr->producer, producer + 1);
-	}
+	err = sroce_queue_post_recv(&srq->q, srq->lim.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->kpost_lock, flags);
 	return err;
 }
