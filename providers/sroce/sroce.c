@@ -105,6 +105,9 @@ static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd = {};
 
+	/* libibverbs would read the handle of a NULL PD. */
+	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)
+		return EINVAL;
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
 				access, pd, &cmd, sizeof(cmd), &resp,
 				sizeof(resp));

@@ -192,6 +192,9 @@ int main(int argc, char **argv)
 	/* Requests the kernel refuses; the MR stays as it was. */
 	ret = ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0);
 	tl_check(ret != 0, "rereg with no flag fails (%d)", ret);
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0);
+	tl_check(ret != 0, "a new PD that is NULL fails, without a crash (%d)",
+		 ret);
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			   IBV_ACCESS_REMOTE_WRITE);
 	tl_check(ret != 0, "remote write without local write fails (%d)", ret);
