@@ -279,12 +279,11 @@ struct sroce_mr {
 	/*
 	 * SROCE_MR_FAST: map_mr_sg fills page_list (kernel addresses of
 	 * page_size-aligned blocks, at most max_pages) and page_count; a
-	 * REG_MR takes page_shift and takes page_count as reg_pages.
+	 * REG_MR checks its range against page_count and takes page_shift.
 	 */
 	u64 *page_list;
 	u32 max_pages;
 	u32 page_count;
-	u32 reg_pages;
 	u8 page_shift;
 	/*
 	 * SROCE_MR_MW, set by a bind while it is not being looked up under

@@ -19,21 +19,29 @@ static bool sroce_mr_names(struct sroce_mr *mr, u32 key)
 	       READ_ONCE(mr->key) == key;
 }
 
+/*
+ * A reference on mr, found under RCU, or NULL if it is going: its last
+ * reference went, or deregistration marked it dead just after the lookup.
+ */
+static struct sroce_mr *sroce_mr_hold(struct sroce_mr *mr)
+{
+	if (!refcount_inc_not_zero(&mr->refs))
+		return NULL;
+	if (READ_ONCE(mr->dead)) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (!sroce_mr_names(mr, key) ||
-		   !refcount_inc_not_zero(&mr->refs)))
-		mr = NULL;
+	mr = mr && sroce_mr_names(mr, key) ? sroce_mr_hold(mr) : NULL;
 	rcu_read_unlock();
-	/* Found just before deregistration erased it: gone all the same. */
-	if (mr && READ_ONCE(mr->dead)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
 	return mr;
 }
 
@@ -55,14 +63,8 @@ static struct sroce_mr *sroce_mr_get_index(struct sroce_dev *sdev, u32 key,
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (!kind_ok(mr) || mr->ibmr.pd != pd ||
-		   !refcount_inc_not_zero(&mr->refs)))
-		mr = NULL;
+	mr = mr && kind_ok(mr) && mr->ibmr.pd == pd ? sroce_mr_hold(mr) : NULL;
 	rcu_read_unlock();
-	if (mr && READ_ONCE(mr->dead)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
 	return mr;
 }
 
@@ -119,7 +121,6 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 		mr->length = reg->length;
 		mr->access = reg->access;
 		mr->page_shift = ilog2(page_size);
-		mr->reg_pages = mr->page_count;
 		WRITE_ONCE(mr->key, reg->key);
 		/* Publishes the fields above; pairs with sroce_mr_names(). */
 		smp_store_release(&mr->state, SROCE_MR_VALID);

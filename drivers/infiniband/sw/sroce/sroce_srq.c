@@ -100,9 +100,9 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return 0;
 	if (attr->srq_limit > sroce_queue_slots(&srq->q))
 		return -EINVAL;
-	spin_lock_bh(&srq->lock);
+	spin_lock(&srq->lock);
 	srq->limit = attr->srq_limit;
-	spin_unlock_bh(&srq->lock);
+	spin_unlock(&srq->lock);
 	return 0;
 }
 
