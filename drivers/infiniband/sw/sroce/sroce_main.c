@@ -175,7 +175,12 @@ static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
 	strscpy(ibdev->node_desc, SROCE_NODE_DESC, sizeof(ibdev->node_desc));
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	/*
+	 * Completion vectors name no interrupt here (the engine's workers
+	 * deliver every completion); ULPs size their queue count by them,
+	 * as nvme-rdma does, so there is one per CPU.
+	 */
+	ibdev->num_comp_vectors = num_possible_cpus();
 	/* A user QP's POST_SEND with no work requests is the engine kick. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->ndev->dev_addr);
