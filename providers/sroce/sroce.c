@@ -66,13 +66,83 @@ static struct ibv_pd *sroce_alloc_pd(struct ibv_context *context)
 
 static int sroce_dealloc_pd(struct ibv_pd *ibv_pd)
 {
+	struct sroce_pd *pd = to_spd(ibv_pd);
 	int ret;
 
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->parents, 1);
+		if (pd->td)
+			atomic_fetch_sub(&pd->td->parents, 1);
+		free(pd);
+		return 0;
+	}
+	if (atomic_load(&pd->parents))
+		return EBUSY;
 	ret = ibv_cmd_dealloc_pd(ibv_pd);
 	if (ret)
 		return ret;
-	free(to_spd(ibv_pd));
+	free(pd);
 	return 0;
+}
+
+static struct ibv_td *sroce_alloc_td(struct ibv_context *context,
+				     struct ibv_td_init_attr *attr)
+{
+	struct sroce_td *td;
+
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = context;
+	return &td->ibv_td;
+}
+
+static int sroce_dealloc_td(struct ibv_td *ibv_td)
+{
+	struct sroce_td *td = container_of(ibv_td, struct sroce_td, ibv_td);
+
+	if (atomic_load(&td->parents))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+/* A parent domain of a PD of this context, with an optional TD. */
+static struct ibv_pd *
+sroce_alloc_parent_domain(struct ibv_context *context,
+			  struct ibv_parent_domain_init_attr *attr)
+{
+	struct sroce_pd *pd;
+
+	if ((attr->comp_mask & ~(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+				 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) ||
+	    !attr->pd || attr->pd->context != context ||
+	    sroce_is_parent_domain(attr->pd) ||
+	    (attr->td && attr->td->context != context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = context;
+	pd->ibv_pd.handle = attr->pd->handle;
+	pd->protection = to_spd(attr->pd);
+	pd->pdn = pd->protection->pdn;
+	atomic_fetch_add(&pd->protection->parents, 1);
+	if (attr->td) {
+		pd->td = container_of(attr->td, struct sroce_td, ibv_td);
+		atomic_fetch_add(&pd->td->parents, 1);
+	}
+	return &pd->ibv_pd;
 }
 
 static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
@@ -158,7 +228,8 @@ static int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	}, *bad;
 	int ret;
 
-	if (mw->type != IBV_MW_TYPE_1 || mw->pd != qp->pd ||
+	if (mw->type != IBV_MW_TYPE_1 ||
+	    sroce_protection_domain(mw->pd) != sroce_protection_domain(qp->pd) ||
 	    (mw_bind->bind_info.length && !mw_bind->bind_info.mr))
 		return EINVAL;
 	wr.bind_mw.mw = mw;
@@ -228,7 +299,9 @@ static void sroce_free_context(struct ibv_context *ibv_ctx)
 
 static const struct verbs_context_ops sroce_context_ops = {
 	.alloc_mw = sroce_alloc_mw,
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
+	.alloc_td = sroce_alloc_td,
 	.bind_mw = sroce_bind_mw,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,
@@ -239,6 +312,7 @@ static const struct verbs_context_ops sroce_context_ops = {
 	.create_srq = sroce_create_srq,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_td = sroce_dealloc_td,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,

@@ -222,9 +222,24 @@ int sroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 int sroce_ring_post_recv(struct sroce_ring *r, uint32_t max_sge,
 			 struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
+/*
+ * A protection domain, or a parent domain standing for one: a parent
+ * domain carries its PD's kernel handle, so every command naming it names
+ * that PD. Queue memory is the driver's (mapped from the kernel), so the
+ * provider allocates no buffer a parent domain's allocators could serve,
+ * and a thread domain only promises what the provider already does.
+ */
 struct sroce_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	struct sroce_pd *protection;	/* parent domains: their PD */
+	struct sroce_td *td;		/* parent domains: their TD, or NULL */
+	atomic_uint parents;		/* PDs: parent domains naming it */
+};
+
+struct sroce_td {
+	struct ibv_td ibv_td;
+	atomic_uint parents;		/* parent domains naming it */
 };
 
 static inline struct sroce_context *to_sctx(struct ibv_context *ctx)
@@ -235,6 +250,19 @@ static inline struct sroce_context *to_sctx(struct ibv_context *ctx)
 static inline struct sroce_pd *to_spd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct sroce_pd, ibv_pd);
+}
+
+/* The protection domain pd is, or stands for. */
+static inline struct sroce_pd *sroce_protection_domain(struct ibv_pd *pd)
+{
+	struct sroce_pd *spd = to_spd(pd);
+
+	return spd->protection ? spd->protection : spd;
+}
+
+static inline bool sroce_is_parent_domain(struct ibv_pd *pd)
+{
+	return pd && to_spd(pd)->protection;
 }
 
 /* The driver request/response pairs, laid out after the core ones. */

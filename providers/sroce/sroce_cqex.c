@@ -122,24 +122,35 @@ static uint8_t sroce_read_zero8(struct ibv_cq_ex *cqx)
 struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr)
 {
+	struct ibv_cq_init_attr_ex core_attr = *attr;
 	struct sroce_cmd_create_cq_ex_resp resp = {};
 	struct ibv_create_cq_ex cmd = {};
 	struct ibv_cq_ex *cqx;
 	struct sroce_cq *cq;
 	int ret;
 
-	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	if ((attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+				 IBV_CQ_INIT_ATTR_MASK_PD)) ||
 	    (attr->wc_flags & ~SROCE_WC_FLAGS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* A CQ names a parent domain (only) for its allocators: none here. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!sroce_is_parent_domain(attr->parent_domain) ||
+	     attr->parent_domain->context != context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	core_attr.comp_mask &= ~IBV_CQ_INIT_ATTR_MASK_PD;
+	core_attr.parent_domain = NULL;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	ret = ibv_cmd_create_cq_ex(context, &core_attr, &cq->vcq, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	if (ret) {
 		free(cq);
 		errno = ret;

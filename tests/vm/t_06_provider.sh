@@ -1,5 +1,6 @@
-# The provider binds sroce devices, PDs work through it, and a provider that
-# speaks another ABI refuses the device with a clear message.
+# The provider binds sroce devices, PDs and parent domains work through it,
+# and a provider that speaks another ABI refuses the device with a clear
+# message.
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
@@ -9,6 +10,9 @@ check "ibv_devinfo -v -d sroce0" sh -c 'ibv_devinfo -v -d sroce0 > /dev/null'
 "$T/pd_loop" sroce0 20 500
 check "no PD left after the loop" objects_at "$base" pds
 check "no context left after the loop" objects_at "$base" ucontexts
+"$T/parent_domain" sroce0 1
+check "parent_domain" test $? -eq 0
+check "no object left after parent_domain" objects_at "$base"
 
 libdir=/usr/lib/x86_64-linux-gnu/libibverbs
 cp "$libdir/libsroce-rdmav34.so" /tmp/libsroce.keep
