@@ -14,6 +14,16 @@ busy_ticks() {
 }
 hz=$(getconf CLK_TCK)
 
+# frwr_rate DEV CYCLES: thousands of REG_MR + LOCAL_INV cycles a second
+# from a kernel consumer (tests/kmod/sroce_frwr_test.ko bench=CYCLES).
+frwr_rate() {
+	insmod "$(dirname "$0")/../../tests/kmod/sroce_frwr_test.ko" \
+		dev="$1" gid_index=1 bench="$2" || return
+	rmmod sroce_frwr_test
+	dmesg | sed -n 's/.*sroce_frwr_test: bench: \([0-9]*\) cycles in \([0-9]*\) us/\1 \2/p' |
+		tail -n 1 | awk '$2 > 0 { printf "%.1f", $1 / $2 * 1e3 }'
+}
+
 declare -A r
 for dev in rxe0 sroce0; do
 	if [ $dev = rxe0 ]; then
@@ -38,6 +48,7 @@ for dev in rxe0 sroce0; do
 	r[$dev.srq_send_rate]=$(perf $dev ib_send_bw --use-srq -s 64 \
 		-n $((iters * 5)) | col 5)
 	r[$dev.atomic_rate]=$(perf $dev ib_atomic_bw -n "$iters" | col 5)
+	r[$dev.frwr_rate]=$(frwr_rate $dev $((iters * 5)))
 	# An idle device: busy CPU over 5 s with nothing to do.
 	sleep 1
 	t0=$(busy_ticks)
@@ -63,6 +74,7 @@ row() {	# row NAME KEY HIGHER_IS_BETTER
 bench_rows
 row "ib_send_bw --use-srq 64KiB MB/s" srq_send_bw 1
 row "ib_send_bw --use-srq 64B Mpps" srq_send_rate 1
+row "FRWR REG_MR+LOCAL_INV k/s (kernel)" frwr_rate 1
 row "CPU s per GB (ib_write_bw 64KiB)" cpu_per_gb 0
 row "idle VM CPU % (device up, no traffic)" idle_cpu 0
 echo "(ratio: how many times better sroce is; same-host, TCG, $iters iterations)"

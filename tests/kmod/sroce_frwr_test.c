@@ -10,6 +10,11 @@
  * Parameters: dev (the device, default sroce0) and gid_index (a GID of it
  * that routes to itself).
  *
+ * With bench=N it runs no check but times N cycles of REG_MR + LOCAL_INV
+ * (the register/invalidate pair of every storage I/O) on any device that
+ * supports them, FT_BENCH_DEPTH cycles in flight, and logs
+ * "sroce_frwr_test: bench: N cycles in T us"; scripts/lab/bench.sh uses it.
+ *
  * QP pairs: a (the ULP's side, owning the MRs) and b (its peer) in one
  * PD; c and d in another. A check that puts a QP in the error state ends
  * by connecting its pair again.
@@ -26,11 +31,14 @@ static char *dev_name_param = "sroce0";
 module_param_named(dev, dev_name_param, charp, 0444);
 static int gid_index;
 module_param(gid_index, int, 0444);
+static int bench;
+module_param(bench, int, 0444);
 
 #define FT_BUF 8192		/* each of the two blocks the MR maps */
 #define FT_SG_OFFSET 100	/* the MR starts this far into block 0 */
 #define FT_SRC 16384
 #define FT_FILL 0xa5
+#define FT_BENCH_DEPTH 4	/* MRs, each in one cycle at a time */
 
 struct ft_pair {
 	struct ib_qp *q[2];
@@ -580,6 +588,76 @@ out_mr:
 	ib_dereg_mr(mr);
 }
 
+/* The next completion on cq, busy-polled; false after 5 s or on an error. */
+static bool ft_bench_reap(struct ib_cq *cq, u64 wr_id)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+	struct ib_wc wc;
+
+	while (ib_poll_cq(cq, 1, &wc) != 1) {
+		if (time_after(jiffies, deadline))
+			return false;
+		cond_resched();
+	}
+	return wc.status == IB_WC_SUCCESS && wc.wr_id == wr_id;
+}
+
+/* bench cycles of REG_MR (unsignaled) + LOCAL_INV (signaled) on a's QP;
+ * cycle i uses MR i % FT_BENCH_DEPTH once cycle i - FT_BENCH_DEPTH is done.
+ */
+static void ft_bench(struct ft_ctx *t)
+{
+	struct ib_mr *mr[FT_BENCH_DEPTH] = {};
+	const struct ib_send_wr *bad;
+	int i, done = 0, ok = 1;
+	u64 t0;
+
+	for (i = 0; i < FT_BENCH_DEPTH; i++) {
+		mr[i] = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, 8);
+		if (IS_ERR(mr[i])) {
+			pr_err("sroce_frwr_test: bench: alloc_mr %ld\n",
+			       PTR_ERR(mr[i]));
+			goto out;
+		}
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < bench && ok; i++) {
+		struct ib_mr *m = mr[i % FT_BENCH_DEPTH];
+		struct ib_send_wr inv = {
+			.opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_id = i,
+		};
+		struct ib_reg_wr reg = {
+			.wr.opcode = IB_WR_REG_MR,
+			.wr.next = &inv,
+			.mr = m,
+			.access = IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_WRITE,
+		};
+
+		if (i >= FT_BENCH_DEPTH)
+			ok = ft_bench_reap(t->ab.cq[0], done++);
+		ib_update_fast_reg_key(m, ib_inc_rkey(m->rkey));
+		reg.key = m->rkey;
+		inv.ex.invalidate_rkey = m->rkey;
+		if (ok && (ft_map(t, m) <= 0 ||
+			   ib_post_send(t->ab.q[0], &reg.wr, &bad)))
+			ok = 0;
+	}
+	while (ok && done < i)
+		ok = ft_bench_reap(t->ab.cq[0], done++);
+	if (ok)
+		pr_info("sroce_frwr_test: bench: %d cycles in %llu us\n", bench,
+			div_u64(ktime_get_ns() - t0, NSEC_PER_USEC));
+	else
+		pr_err("sroce_frwr_test: bench: failed after %d cycles\n", done);
+out:
+	for (i = 0; i < FT_BENCH_DEPTH; i++)
+		if (!IS_ERR_OR_NULL(mr[i]))
+			ib_dereg_mr(mr[i]);
+}
+
 static int __init ft_init(void)
 {
 	struct ft_ctx *t;
@@ -610,6 +688,8 @@ static int __init ft_init(void)
 	      ft_pair_create(t, &t->cd, t->pd2);
 	if (err) {
 		pr_err("sroce_frwr_test: QP setup failed: %d\n", err);
+	} else if (bench > 0) {
+		ft_bench(t);
 	} else {
 		ft_checks(t);
 		pr_info("sroce_frwr_test: %d passed, %d failed\n", t->passed,
