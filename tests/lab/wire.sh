@@ -8,7 +8,10 @@
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
 # - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
-#   UC messages of 1024 packets, except from sroce to rxe).
+#   UC messages of 1024 packets, except from sroce to rxe);
+# - both pairs: memory windows and SEND with invalidate (rc_remote), and
+#   NVMe over Fabrics (nvme-rdma to nvmet-rdma on a brd namespace, fio
+#   verify: fast registration and remote invalidation), each direction.
 # Prints the checks of both VMs and "wire: N passed, N failed". A command
 # that times out prints where its QPs and processes waited ("# stuck:").
 set -uo pipefail
@@ -64,6 +67,7 @@ netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases serve sroce-sroce
+nvme_phase serve 'nvme sroce->sroce'
 teardown_server")" "$(guest 11 10 sroce 1500 "
 lab_check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
@@ -74,16 +78,20 @@ netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases drive sroce-sroce
+nvme_phase drive 'nvme sroce->sroce'
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
 pair sroce-rxe "$(guest 10 11 sroce 9000 "
+export RC_REMOTE_PEER_RXE=1
 serve 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases serve 'rxe->sroce'
 cm_phases drive 'sroce->rxe' no-flood
+nvme_phase serve 'nvme rxe->sroce'
+nvme_phase drive 'nvme sroce->rxe'
 lab_check 'sroce dropped no packet of rdma_rxe for its ICRC' \
 	grep -qx 'rx_drop_icrc 0' /sys/kernel/debug/sroce/engine")" \
 "$(guest 11 10 rxe 9000 "
@@ -93,7 +101,9 @@ serve 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases drive 'rxe->sroce'
-cm_phases serve 'sroce->rxe' no-flood")"
+cm_phases serve 'sroce->rxe' no-flood
+nvme_phase drive 'nvme rxe->sroce'
+nvme_phase serve 'nvme sroce->rxe'")"
 
 echo "(seed $seed)"
 echo "wire: $passed passed, $failed failed"

@@ -15,6 +15,14 @@
  * that arrived and the client every byte it read; every completion's
  * status, opcode, length and immediate is checked.
  *
+ * Then memory windows on the last pair: the server binds a type 2 window
+ * (IBV_WR_BIND_MW) and a type 1 window (ibv_bind_mw) to a part of its
+ * buffer; the client WRITEs and READs through each, checking that the
+ * bytes around the window stay as they were, invalidates the type 2 window
+ * with SEND with invalidate (the server checks IBV_WC_WITH_INV and the
+ * key; see RC_REMOTE_PEER_RXE) and, when that pair is not pair 0, checks that a WRITE through the
+ * dead key fails with IBV_WC_REM_ACCESS_ERR and changes nothing.
+ *
  * Last, the server destroys pair 0's QP and the client checks that a WRITE
  * to it ends in IBV_WC_RETRY_EXC_ERR within a bounded time (a dead peer;
  * skipped when RC_REMOTE_SKIP_DEAD_PEER is set).
@@ -46,8 +54,10 @@ enum msg_type {
 	M_GET64,	/* a: off -> a: value */
 	M_CHECK,	/* a: off, b: len, c: seed -> a: 1 if the bytes match */
 	M_WAITRECV,	/* -> a: status | opcode << 8 | flags << 16 |
-			 *       src_qp << 32, b: byte_len, c: imm, d: found */
+			 *       src_qp << 32, b: byte_len, c: imm,
+			 *    d: found | invalidated rkey << 32 */
 	M_KILL,		/* destroy the pair's QP */
+	M_WINDOW,	/* bind a window: a: off, b: len, c: type -> a: rkey */
 	M_BYE,
 	M_REPLY,
 };
@@ -62,6 +72,7 @@ struct side {
 	struct ibv_qp *qp;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
+	struct ibv_mw *mw[2];	/* the server's type 1 and type 2 windows */
 	uint8_t *buf;
 	size_t len;
 	uint32_t psn;
@@ -158,7 +169,8 @@ static void setup_side(struct side *s)
 		tl_die("ibv_create_cq");
 	s->mr = ibv_reg_mr(pd, s->buf, s->len,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			   IBV_ACCESS_MW_BIND);
 	if (!s->mr)
 		tl_die("ibv_reg_mr");
 	init.send_cq = s->cq;
@@ -201,6 +213,55 @@ static void exchange_and_connect(struct side *s, uint32_t pair,
 		tl_die("connecting a QP");
 }
 /* Server ------------------------------------------------------------------ */
+
+/* Binds a window of TYPE over [off, off + len) of the side's buffer with
+ * remote read and write; returns its rkey, 0 on failure.
+ */
+static uint32_t bind_window(struct side *s, uint64_t off, uint64_t len,
+			    int type)
+{
+	struct ibv_mw_bind_info bi = {
+		.mr = s->mr, .addr = (uintptr_t)s->buf + off, .length = len,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_mw **mw = &s->mw[type == IBV_MW_TYPE_2];
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+	uint32_t rkey = 0;
+
+	if (off + len > s->len)
+		return 0;
+	if (!*mw)
+		*mw = ibv_alloc_mw(pd, type);
+	if (!*mw)
+		return 0;
+	if (type == IBV_MW_TYPE_1) {
+		struct ibv_mw_bind b = { .wr_id = 0xb1,
+					 .send_flags = IBV_SEND_SIGNALED,
+					 .bind_info = bi };
+
+		if (ibv_bind_mw(s->qp, *mw, &b))
+			return 0;
+	} else {
+		rkey = ibv_inc_rkey((*mw)->rkey);
+		wr.wr_id = 0xb1;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = *mw;
+		wr.bind_mw.rkey = rkey;
+		wr.bind_mw.bind_info = bi;
+		if (ibv_post_send(s->qp, &wr, &bad))
+			return 0;
+	}
+	if (!tl_wait_wc(s->cq, &wc, WC_WAIT_S) || wc.wr_id != 0xb1 ||
+	    wc.status != IBV_WC_SUCCESS)
+		return 0;
+	/* ibv_bind_mw updates a type 1 window's key; a type 2 window's new
+	 * key is the one its BIND_MW WR named.
+	 */
+	return type == IBV_MW_TYPE_1 ? (*mw)->rkey : rkey;
+}
 
 static int serve(void)
 {
@@ -249,6 +310,10 @@ static int serve(void)
 			for (i = 0; i < npairs; i++) {
 				if (sides[i].qp)
 					ibv_destroy_qp(sides[i].qp);
+				if (sides[i].mw[0])
+					ibv_dealloc_mw(sides[i].mw[0]);
+				if (sides[i].mw[1])
+					ibv_dealloc_mw(sides[i].mw[1]);
 				ibv_dereg_mr(sides[i].mr);
 				ibv_destroy_cq(sides[i].cq);
 				free(sides[i].buf);
@@ -292,13 +357,17 @@ static int serve(void)
 					 wc.status | wc.opcode << 8 |
 					 (uint64_t)wc.wc_flags << 16 |
 					 (uint64_t)wc.src_qp << 32,
-					 wc.byte_len, ntohl(wc.imm_data), 1);
+					 wc.byte_len, ntohl(wc.imm_data),
+					 1 | (uint64_t)wc.invalidated_rkey << 32);
 				continue;
 			}
 			break;
 		case M_KILL:
 			v = !ibv_destroy_qp(s->qp);
 			s->qp = NULL;
+			break;
+		case M_WINDOW:
+			v = bind_window(s, m.a, m.b, m.c);
 			break;
 		default:
 			tl_die("unknown control message");
@@ -474,7 +543,7 @@ static int one_op(struct pair *p, uint32_t pi, int iter)
 
 	if (recv) {
 		m = call(M_WAITRECV, pi, 0, 0, 0);
-		if (!m.d)
+		if (!(m.d & 1))
 			return fail("no receive completion", iter, op, len);
 		if ((m.a & 0xff) != IBV_WC_SUCCESS)
 			return fail(ibv_wc_status_str(m.a & 0xff), iter, op,
@@ -507,6 +576,142 @@ static int one_op(struct pair *p, uint32_t pi, int iter)
 			return fail("atomic result", iter, op, len);
 	}
 	return 0;
+}
+
+/* One signaled WRITE or READ of len bytes between the local buffer at loff
+ * and the remote address raddr under rkey; returns the completion status
+ * (or -1 when none came).
+ */
+static int window_io(struct pair *p, enum ibv_wr_opcode op, size_t loff,
+		     uint64_t raddr, uint32_t rkey, size_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)p->s.buf + loff, len, p->s.mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+
+	wr.wr_id = 0xd000 + op;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(p->s.qp, &wr, &bad))
+		tl_die("post_send");
+	if (!tl_wait_wc(p->s.cq, &wc, WC_WAIT_S) || wc.wr_id != wr.wr_id)
+		return -1;
+	return wc.status;
+}
+
+/* The server's [SLACK, SLACK + 4096) read back through its MR's own key
+ * matches 'want'.
+ */
+static bool region_is(struct pair *p, const uint8_t *want)
+{
+	size_t loff = max_size + SLACK;
+
+	memset(p->s.buf + loff, 0xee, 4096);
+	return window_io(p, IBV_WR_RDMA_READ, loff, p->raddr + SLACK, p->rkey,
+			 4096) == IBV_WC_SUCCESS &&
+	       !memcmp(p->s.buf + loff, want, 4096);
+}
+
+/* A WRITE and a READ through a window of the server's over
+ * [SLACK + 512, SLACK + 2560): the WRITE lands inside it and nothing else
+ * of the server's [SLACK, SLACK + 4096) changes.
+ */
+static void window_rw(struct pair *p, uint32_t pi, uint32_t rkey,
+		      const char *name)
+{
+	const size_t in = 512 + 100, len = 1500;
+	uint64_t around = tl_rnd(), seed = tl_rnd();
+	uint8_t want[4096];
+	int st;
+
+	call(M_FILL, pi, SLACK, 4096, around);
+	pattern(want, 4096, around);
+	pattern(want + in, len, seed);
+	pattern(p->s.buf, len, seed);
+	st = window_io(p, IBV_WR_RDMA_WRITE, 0, p->raddr + SLACK + in, rkey,
+		       len);
+	tl_check(st == IBV_WC_SUCCESS, "%s: a WRITE through it completes (%d)",
+		 name, st);
+	tl_check(region_is(p, want),
+		 "%s: the WRITE's bytes arrived and nothing around them changed",
+		 name);
+	memset(p->s.buf + SLACK, 0xee, 2048);
+	st = window_io(p, IBV_WR_RDMA_READ, SLACK, p->raddr + SLACK + 512,
+		       rkey, 2048);
+	tl_check(st == IBV_WC_SUCCESS &&
+		 !memcmp(p->s.buf + SLACK, want + 512, 2048),
+		 "%s: a READ through it returns the window's bytes (%d)", name,
+		 st);
+}
+
+/* Memory windows of the server's, used and invalidated across the link. */
+static void windows(struct pair *p, uint32_t pi, bool may_break)
+{
+	struct ibv_sge sge = { (uintptr_t)p->s.buf, 64, p->s.mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	uint64_t around = tl_rnd(), seed = tl_rnd();
+	/*
+	 * rdma_rxe 6.1 writes the kernel's IB_WC_WITH_INVALIDATE (1 << 2)
+	 * into its user CQE, where libibverbs reads IBV_WC_IP_CSUM_OK; with
+	 * RC_REMOTE_PEER_RXE set that is the flag a server's receive shows.
+	 */
+	unsigned int inv_flag = getenv("RC_REMOTE_PEER_RXE") ?
+				IBV_WC_IP_CSUM_OK : IBV_WC_WITH_INV;
+	const char *why;
+	uint32_t rk1, rk2;
+	struct msg m;
+	int st;
+
+	rk2 = call(M_WINDOW, pi, SLACK + 512, 2048, IBV_MW_TYPE_2).a;
+	tl_check(rk2, "pair %u: the server bound a type 2 window", pi);
+	if (!rk2)
+		return;
+	window_rw(p, pi, rk2, "type 2 window");
+	rk1 = call(M_WINDOW, pi, SLACK + 512, 2048, IBV_MW_TYPE_1).a;
+	tl_check(rk1, "pair %u: the server bound a type 1 window", pi);
+	if (rk1)
+		window_rw(p, pi, rk1, "type 1 window");
+
+	/* SEND with invalidate of the type 2 window. */
+	pattern(p->s.buf, 64, seed);
+	if (!call(M_RECV, pi, 0, 64, 0).a)
+		tl_die("remote post_recv");
+	wr.wr_id = 0xd100;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.invalidate_rkey = rk2;
+	if (ibv_post_send(p->s.qp, &wr, &bad))
+		tl_die("post_send");
+	why = send_done(p, 0xd100, 0, false);
+	tl_check(!why, "SEND with invalidate completes at the requester (%s)",
+		 why ? why : "ok");
+	m = call(M_WAITRECV, pi, 0, 0, 0);
+	tl_check((m.d & 1) && (m.a & 0xff) == IBV_WC_SUCCESS &&
+		 ((m.a >> 8) & 0xff) == IBV_WC_RECV && m.b == 64 &&
+		 ((m.a >> 16) & inv_flag) && (uint32_t)(m.d >> 32) == rk2,
+		 "the server's receive reports the invalidated key (status %d, flags %#x, key %#x of %#x)",
+		 (int)(m.a & 0xff), (unsigned int)((m.a >> 16) & 0xffff),
+		 (uint32_t)(m.d >> 32), rk2);
+	tl_check(call(M_CHECK, pi, 0, 64, seed).a,
+		 "the SEND with invalidate's bytes arrived");
+	if (!may_break)
+		return;
+	/* The type 2 key is dead: a WRITE through it fails and lands nothing. */
+	call(M_FILL, pi, SLACK, 4096, around);
+	pattern(p->s.buf, 256, seed ^ 1);
+	st = window_io(p, IBV_WR_RDMA_WRITE, 0, p->raddr + SLACK + 512, rk2,
+		       256);
+	tl_check(st == IBV_WC_REM_ACCESS_ERR,
+		 "a WRITE through the invalidated window fails with REM_ACCESS_ERR (%d)",
+		 st);
+	tl_check(call(M_CHECK, pi, SLACK, 4096, around).a,
+		 "the invalidated window's memory is unchanged");
 }
 
 /* The server's QP is gone: a WRITE must fail with RETRY_EXC_ERR, soon. */
@@ -613,6 +818,7 @@ int main(int argc, char **argv)
 		tl_check(!bad, "pair %u: %d random operations (MTU %d), data and completions verified",
 			 i, bad ? it : iters, mtu);
 	}
+	windows(&pairs[npairs - 1], npairs - 1, npairs > 1);
 	/* rdma_rxe 6.1 as requester retries a dead peer for ever: skippable. */
 	if (!getenv("RC_REMOTE_SKIP_DEAD_PEER"))
 		dead_peer(&pairs[0]);
