@@ -1,0 +1,127 @@
+# NVMe over Fabrics through sroce0 on one host (the shortcut): nvmet with
+# rdma ports on IPv4 and IPv6 exporting a brd namespace (keeps data) and a
+# null_blk one; nvme-rdma connects with 2 I/O queues. fio verifies every
+# block (crc32c) at QD1 and QD32, 4 KiB to 1 MiB, random and sequential,
+# 4 KiB writes travelling in the command capsule; the host registers with
+# REG_MR and the target invalidates remotely (counted); nvme reset; nvmet
+# with use_srq=1; each disconnect leaves every sroce object count at its
+# baseline; the link flapping for 10 s under I/O costs a reconnect, not
+# data; rdma link delete under I/O ends it with errors, not a hang.
+# vm-timeout: 900
+. ./lib.sh
+. ./storage-lib.sh
+stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
+make_veth v0 1
+rdma link add sroce0 type sroce netdev v0
+modprobe brd rd_nr=1 rd_size=65536
+modprobe null_blk nr_devices=1
+check "nvmet, nvmet-rdma and nvme-rdma load" nvmet_load
+check "a subsystem with a brd and a null_blk namespace" \
+	nvmet_subsys "$NQN" /dev/ram0 /dev/nullb0
+ports() {
+	nvmet_port 1 rdma ipv4 192.0.2.1 4420 "$NQN" &&
+		nvmet_port 2 rdma ipv6 2001:db8::1 4420 "$NQN"
+}
+check "rdma ports on 192.0.2.1 and 2001:db8::1" ports
+sleep 1
+base=$(cat "$OBJECTS")
+# The core's CQ pool (ib_cq_pool_get, used by nvmet-rdma and nvme-rdma)
+# keeps its CQs on the device until the device goes: every other object
+# type must come back to its baseline.
+at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
+regs=$(stat fast_regs)
+invs=$(stat invalidates)
+bad_invs=$(stat rx_bad_invalidate)
+
+check "nvme discover over sroce0 lists the subsystem" sh -c \
+	"timeout 60 nvme discover -t rdma -a 192.0.2.1 -s 4420 | grep -q '$NQN'"
+check "nvme connect -t rdma (IPv4)" nvme_attach "$NQN" rdma 192.0.2.1 4420 -i 2
+ctrl=$(nvme_ctrl "$NQN")
+check_eq "the controller has 2 I/O queues and the admin queue" 3 \
+	"$(cat "/sys/class/nvme/$ctrl/queue_count" 2>/dev/null)"
+ram=$(nvme_ns "$NQN" 1)
+null=$(nvme_ns "$NQN" 2)
+check "brd namespace: 4 KiB random writes at QD1, verified" \
+	fio_verify "$ram" --rw=randwrite --bs=4k --iodepth=1 --size=4m
+check "brd namespace: 4 KiB to 1 MiB random read/write at QD32, verified" \
+	fio_verify "$ram" --rw=randrw --bsrange=4k-1m --iodepth=32 --size=48m
+check "brd namespace: 1 MiB sequential writes, read back and verified" \
+	fio_verify "$ram" --rw=write --bs=1m --iodepth=4 --size=64m
+check "null_blk namespace: 4 KiB random reads at QD32" \
+	fio_run /tmp/fio-null.log --name=null --filename="$null" \
+	--rw=randread --bs=4k --iodepth=32 --size=64m --numjobs=2
+check "the host registered memory with REG_MR" \
+	test "$(stat fast_regs)" -gt $((regs + 1000))
+check "the target invalidated the host's keys remotely" \
+	test "$(stat invalidates)" -gt $((invs + 1000))
+check_eq "no invalidation was refused" "$bad_invs" "$(stat rx_bad_invalidate)"
+
+check "nvme reset" timeout 60 nvme reset "/dev/$ctrl"
+check "the controller is live again after the reset" wait_for 60 nvme_live "$NQN"
+check "I/O after the reset, verified" \
+	fio_verify "$(nvme_ns "$NQN" 1)" --rw=randrw --bsrange=4k-128k \
+	--iodepth=16 --size=16m
+
+check "nvme disconnect" nvme_detach "$NQN"
+check "every sroce object but pooled CQs is back at its baseline" wait_for 30 at_base
+
+check "nvme connect -t rdma (IPv6)" nvme_attach "$NQN" rdma 2001:db8::1 4420 -i 2
+check "IPv6: 4 KiB to 256 KiB random writes at QD16, verified" \
+	fio_verify "$(nvme_ns "$NQN" 1)" --rw=randwrite --bsrange=4k-256k \
+	--iodepth=16 --size=16m
+check "nvme disconnect (IPv6)" nvme_detach "$NQN"
+check "every sroce object is back at its baseline (IPv6)" \
+	wait_for 30 at_base
+
+# The link flaps for 10 s under I/O: queued I/O waits for the reconnect.
+# (Link down flushes v0's IPv6 addresses; nothing after this uses them.)
+check "nvme connect (IPv4) for the flap" nvme_attach "$NQN" rdma 192.0.2.1 4420 -i 2
+fio_verify "$(nvme_ns "$NQN" 1)" --rw=randrw --bsrange=4k-256k --iodepth=16 \
+	--size=32m --loops=4 &
+flap_fio=$!
+sleep 3
+ip link set v0 down
+sleep 10
+ip link set v0 up
+wait $flap_fio
+check "v0 down for 10 s under I/O: fio completes, verified" test $? -eq 0
+check "the controller is live after the flap" wait_for 60 nvme_live "$NQN"
+check "nvme disconnect after the flap" nvme_detach "$NQN"
+check "every sroce object is back at its baseline (flap)" \
+	wait_for 30 at_base
+
+# The target's receive queues from one SRQ per completion vector.
+nvmet_port_del 1
+nvmet_port_del 2
+check "nvmet-rdma reloads with use_srq=1" sh -c \
+	"rmmod nvmet_rdma && modprobe nvmet-rdma use_srq=1"
+check "an rdma port again" nvmet_port 1 rdma ipv4 192.0.2.1 4420 "$NQN"
+sleep 1
+srqs=$(objects srqs)
+check "nvme connect to the SRQ target" nvme_attach "$NQN" rdma 192.0.2.1 4420 -i 2
+check "the target took its receive buffers from SRQs" \
+	test "$(objects srqs)" -gt "$srqs"
+check "SRQ target: 4 KiB to 1 MiB random read/write at QD32, verified" \
+	fio_verify "$(nvme_ns "$NQN" 1)" --rw=randrw --bsrange=4k-1m \
+	--iodepth=32 --size=32m
+check "nvme disconnect (SRQ)" nvme_detach "$NQN"
+check "every sroce object is back at its baseline (SRQ)" \
+	wait_for 30 at_base
+
+# rdma link delete under I/O: the I/O fails, the controller goes away.
+check "nvme connect again" nvme_attach "$NQN" rdma 192.0.2.1 4420 -i 2
+timeout 300 fio --name=gone --filename="$(nvme_ns "$NQN" 1)" \
+	--ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+	--time_based --runtime=60 > /tmp/fio-gone.log 2>&1 &
+gone_fio=$!
+sleep 3
+check "rdma link delete sroce0 under I/O" timeout 60 rdma link delete sroce0
+wait $gone_fio
+gone_rc=$?
+check "fio ended by itself, not by its timeout (status $gone_rc)" \
+	test "$gone_rc" -ne 124
+check "the host dropped the controller" \
+	wait_for 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
+nvmet_clear
+check "no sroce object is left" wait_for 30 objects_zero
+finish
