@@ -325,6 +325,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 {
 	struct sroce_cmd_create_qp_resp resp = {};
 	struct sroce_cmd_create_qp cmd = {};
+	struct ibv_qp_init_attr_ex core;
 	uint64_t send_ops;
 	struct sroce_qp *qp;
 	int ret;
@@ -343,9 +344,13 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 		send_ops = 0;
 		break;
 	}
+	/* No creation flag is supported; naming none of them is fine. */
 	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
-				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
-	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -361,8 +366,12 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 		return NULL;
 	}
 	sroce_qp_kick_fd_open(qp, context, &cmd.drv);
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
+	/* The core's command takes no creation-flags mask bit. */
+	core = *attr;
+	core.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &core, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->cap = core.cap;
 	if (ret) {
 		sroce_qp_kick_fd_close(qp);
 		free(qp);

@@ -3,8 +3,9 @@
  * rc_errors DEV GID_INDEX: the error paths of RC QPs on DEV, each on a
  * fresh QP pair: bad keys, access rights and ranges, RNR with and without
  * retries, a receive buffer too small, a peer that is gone, misaligned
- * atomics, flushing, and invalidation where a user has no key to
- * invalidate (LOCAL_INV, SEND_WITH_INV, a REG_MR written into the ring).
+ * atomics, flushing, invalidation where a user has no key to invalidate
+ * (LOCAL_INV, SEND_WITH_INV, a REG_MR written into the ring), and
+ * creation flags.
  * Checks the completion statuses each side gets.
  */
 #include <arpa/inet.h>
@@ -443,6 +444,44 @@ static void invalidation(void)
 	free_end(&b);
 }
 
+/*
+ * Creation flags: a request that names the mask bit but no flag creates a
+ * QP (pyverbs' random init masks do this); any flag is refused.
+ */
+static void create_flags(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+		.send_cq = cq,
+		.recv_cq = cq,
+	};
+	struct ibv_qp *qp;
+
+	if (!cq)
+		tl_die("ibv_create_cq");
+	qp = ibv_create_qp_ex(ctx, &init);
+	tl_check(qp && init.cap.max_send_wr >= 4,
+		 "the creation-flags mask bit with no flag creates a QP (%s)",
+		 qp ? "ok" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	init.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &init);
+	tl_check(!qp && errno == EOPNOTSUPP,
+		 "a creation flag is refused with EOPNOTSUPP (%s)",
+		 qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -467,6 +506,7 @@ int main(int argc, char **argv)
 	reset_cleans_cq();
 	query_psns();
 	invalidation();
+	create_flags();
 
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

@@ -42,6 +42,10 @@ grep -E "skipped '" "$work/log" | sed "s/.*skipped '//; s/'$//" | sort | uniq -c
 	sort -rn | sed 's/^/# skipped: /'
 grep -E '^(Ran|OK|FAILED)' "$work/log" | sed 's/^/# /'
 check "pyverbs run completed" test $rc -eq 0
+# Every test that applies to a software RoCE device runs; a drop below
+# this count means a verb stopped working (or a test started skipping).
+check "pyverbs: at least 100 tests pass" \
+	test "$(grep -c '^ok - pyverbs' "$work/summary")" -ge 100
 check "no objects left" wait_for 10 objects_at "$base"
 if [ -n "$nic" ]; then
 	check "pyverbs rdmacm tests ran and passed" \
