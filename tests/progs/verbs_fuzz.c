@@ -9,7 +9,11 @@
  *     states, attribute masks and values); reg/rereg/dereg MR (addresses
  *     mapped or not, lengths up to 2^64 - 1, every access bit); create and
  *     destroy AH; post SENDs, WRITEs, READs, atomics and receives with
- *     random SGEs, keys, flags and inline lengths;
+ *     random SGEs, keys, flags and inline lengths; create/modify/query/
+ *     destroy SRQs (QPs created on them) and post to them; alloc/dealloc
+ *     memory windows of both types, bind them (ibv_bind_mw and BIND_MW
+ *     WRs with random MRs, ranges and rights) and name them in
+ *     invalidations;
  *   - through raw uverbs commands on a second context: write() commands
  *     and RDMA_VERBS_IOCTL calls with random headers, attributes and
  *     payloads whose pointers are valid or not;
@@ -39,6 +43,8 @@
 #define NQP 12
 #define NMR 8
 #define NAH 4
+#define NSRQ 3
+#define NMW 4
 #define NMAP 4
 #define BUF_LEN (64 * 1024)
 #define MAX_SGE 32
@@ -51,6 +57,8 @@ struct world {
 	struct ibv_qp *qp[NQP];
 	struct ibv_mr *mr[NMR];
 	struct ibv_ah *ah[NAH];
+	struct ibv_srq *srq[NSRQ];
+	struct ibv_mw *mw[NMW];
 	void *map[NMAP];
 	size_t map_len[NMAP];
 	int gid_index;
@@ -90,6 +98,28 @@ static uint64_t num(uint64_t typical)
 	default:
 		return tl_rnd() % (typical + 1);
 	}
+}
+
+/*
+ * The buffer lives in a mapping of its own: an_address() may point up to
+ * 64 bytes before its end and lengths reach 64 KiB, so MRs, receives,
+ * WRITEs and command responses can run past it. They land in BUF_SLACK
+ * bytes nobody else uses, never in malloc's memory; a PROT_NONE page after
+ * the slack makes any longer registration fail to pin.
+ */
+#define BUF_SLACK (128 * 1024)
+
+static char *fuzz_arena(void)
+{
+	size_t len = BUF_LEN + BUF_SLACK + PAGE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		tl_die("mmap");
+	if (mprotect(p + BUF_LEN + BUF_SLACK, PAGE, PROT_NONE))
+		tl_die("mprotect");
+	return p;
 }
 
 static uint64_t an_address(void)
@@ -232,6 +262,8 @@ static void act_qp_create(struct world *w, int i)
 	a.cap.max_recv_sge = (uint32_t)num(MAX_SGE);
 	a.cap.max_inline_data = (uint32_t)num(1024);
 	a.sq_sig_all = (int)(tl_rnd() % 2);
+	if (tl_rnd() % 3 == 0)
+		a.srq = w->srq[tl_rnd() % NSRQ];
 	w->qp[i] = ibv_create_qp(pd, &a);
 	successes += !!w->qp[i];
 }
@@ -343,6 +375,100 @@ static void act_ah(struct world *w)
 	successes += !!w->ah[i];
 }
 
+static void random_sges(struct world *w, struct ibv_sge *sge, int n);
+
+static void act_srq(struct world *w)
+{
+	int i = tl_rnd() % NSRQ;
+	struct ibv_srq_init_attr init = {};
+	struct ibv_srq_attr a = {};
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_sge sge[MAX_SGE];
+	struct ibv_pd *pd = some_pd(w);
+
+	if (!w->srq[i]) {
+		if (keep_objects || !pd)
+			return;
+		init.attr.max_wr = (uint32_t)num(512);
+		init.attr.max_sge = (uint32_t)num(MAX_SGE);
+		init.attr.srq_limit = (uint32_t)num(64);
+		w->srq[i] = ibv_create_srq(pd, &init);
+		successes += !!w->srq[i];
+		return;
+	}
+	switch (tl_rnd() % 6) {
+	case 0:
+		if (!keep_objects && !ibv_destroy_srq(w->srq[i])) {
+			w->srq[i] = NULL;
+			successes++;
+		}
+		break;
+	case 1:
+		a.max_wr = (uint32_t)num(512);
+		a.srq_limit = (uint32_t)num(512);
+		successes += !ibv_modify_srq(w->srq[i], &a, (int)num(3));
+		break;
+	case 2:
+		successes += !ibv_query_srq(w->srq[i], &a);
+		break;
+	default:
+		rwr.wr_id = tl_rnd();
+		rwr.num_sge = (int)(tl_rnd() % (MAX_SGE + 1));
+		rwr.sg_list = sge;
+		random_sges(w, sge, rwr.num_sge);
+		successes += !ibv_post_srq_recv(w->srq[i], &rwr, &rbad);
+	}
+}
+
+/* Random bind information: an MR of the world (or none), a range of it or
+ * around it, any rights.
+ */
+static struct ibv_mw_bind_info random_bind_info(struct world *w)
+{
+	struct ibv_mr *mr = w->mr[tl_rnd() % NMR];
+	struct ibv_mw_bind_info bi = {
+		.mr = mr,
+		.addr = mr && tl_rnd() % 2 ?
+			(uintptr_t)mr->addr + tl_rnd() % (mr->length + 1) :
+			an_address(),
+		.length = num(BUF_LEN),
+		.mw_access_flags = (unsigned int)num(0x3ff),
+	};
+
+	return bi;
+}
+
+static void act_mw(struct world *w)
+{
+	int i = tl_rnd() % NMW;
+	struct ibv_qp *qp = w->qp[tl_rnd() % NQP];
+	struct ibv_mw_bind b = {};
+	struct ibv_pd *pd = some_pd(w);
+
+	if (!w->mw[i]) {
+		if (keep_objects || !pd)
+			return;
+		w->mw[i] = ibv_alloc_mw(pd, (enum ibv_mw_type)PICK(
+			IBV_MW_TYPE_1, IBV_MW_TYPE_2, IBV_MW_TYPE_2, 0, 3));
+		successes += !!w->mw[i];
+		return;
+	}
+	if (tl_rnd() % 5 == 0) {
+		if (!keep_objects && !ibv_dealloc_mw(w->mw[i])) {
+			w->mw[i] = NULL;
+			successes++;
+		}
+		return;
+	}
+	if (!qp)
+		return;
+	b.wr_id = tl_rnd();
+	b.send_flags = (unsigned int)(tl_rnd() % 4 ? IBV_SEND_SIGNALED :
+				      tl_rnd() & 0xff);
+	b.bind_info = random_bind_info(w);
+	successes += !ibv_bind_mw(qp, w->mw[i], &b);
+}
+
 static void random_sges(struct world *w, struct ibv_sge *sge, int n)
 {
 	int k;
@@ -400,6 +526,19 @@ static void act_post(struct world *w)
 		swr[0].wr.atomic.rkey = a_key(w);
 		swr[0].wr.atomic.compare_add = tl_rnd();
 		swr[0].wr.atomic.swap = tl_rnd();
+	}
+	if (swr[0].opcode == IBV_WR_BIND_MW) {
+		swr[0].bind_mw.mw = w->mw[tl_rnd() % NMW];
+		swr[0].bind_mw.rkey = tl_rnd() % 2 && swr[0].bind_mw.mw ?
+			ibv_inc_rkey(swr[0].bind_mw.mw->rkey) : a_key(w);
+		swr[0].bind_mw.bind_info = random_bind_info(w);
+	}
+	if (swr[0].opcode == IBV_WR_LOCAL_INV ||
+	    swr[0].opcode == IBV_WR_SEND_WITH_INV) {
+		struct ibv_mw *mw = w->mw[tl_rnd() % NMW];
+
+		swr[0].invalidate_rkey = mw && tl_rnd() % 2 ? mw->rkey :
+								a_key(w);
 	}
 	if (qp->qp_type == IBV_QPT_UD) {
 		if (!ah)
@@ -509,7 +648,7 @@ static void raw_ioctl(int fd)
 static void act(struct world *w, int hostile)
 {
 	actions++;
-	switch (tl_rnd() % 16) {
+	switch (tl_rnd() % 18) {
 	case 0:
 		act_pd(w);
 		break;
@@ -531,6 +670,12 @@ static void act(struct world *w, int hostile)
 		break;
 	case 9:
 		act_map(w, hostile);
+		break;
+	case 10:
+		act_srq(w);
+		break;
+	case 11:
+		act_mw(w);
 		break;
 	default:
 		act_post(w);
@@ -555,6 +700,12 @@ static int world_close(struct world *w)
 	for (i = 0; i < NQP; i++)
 		if (w->qp[i] && ibv_destroy_qp(w->qp[i]))
 			bad |= 1;
+	for (i = 0; i < NSRQ; i++)
+		if (w->srq[i] && ibv_destroy_srq(w->srq[i]))
+			bad |= 128;
+	for (i = 0; i < NMW; i++)
+		if (w->mw[i] && ibv_dealloc_mw(w->mw[i]))
+			bad |= 256;
 	for (i = 0; i < NAH; i++)
 		if (w->ah[i] && ibv_destroy_ah(w->ah[i]))
 			bad |= 2;
@@ -656,9 +807,9 @@ int main(int argc, char **argv)
 	*tl_rng() = seed | 1;
 	signal(SIGSEGV, on_fault);
 	signal(SIGBUS, on_fault);
-	buf = aligned_alloc(PAGE, BUF_LEN);
+	buf = fuzz_arena();
 	scratch = aligned_alloc(PAGE, 64 * 1024);
-	if (!buf || !scratch)
+	if (!scratch)
 		tl_die("aligned_alloc");
 	memset(buf, 0x5a, BUF_LEN);
 	memset(scratch, 0, 64 * 1024);
