@@ -6,10 +6,11 @@
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
 #   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
-# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD and
+# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), SRQs
+#   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
 #   UC messages of 1024 packets, except from sroce to rxe);
-# - both pairs: memory windows and SEND with invalidate (rc_remote), and
+# - both pairs: memory windows, SEND with invalidate and rereg (rc_remote), and
 #   NVMe over Fabrics (nvme-rdma to nvmet-rdma on a brd namespace, fio
 #   verify: fast registration and remote invalidation), each direction.
 # Prints the checks of both VMs and "wire: N passed, N failed". A command

@@ -23,6 +23,10 @@
  * key; see RC_REMOTE_PEER_RXE) and, when that pair is not pair 0, checks that a WRITE through the
  * dead key fails with IBV_WC_REM_ACCESS_ERR and changes nothing.
  *
+ * Then, on the same pair (connected again if the windows broke it), the
+ * server re-registers its MR between the client's operations: a new
+ * translation, read-only access, another PD and back (rereg_phase()).
+ *
  * Last, the server destroys pair 0's QP and the client checks that a WRITE
  * to it ends in IBV_WC_RETRY_EXC_ERR within a bounded time (a dead peer;
  * skipped when RC_REMOTE_SKIP_DEAD_PEER is set).
@@ -48,16 +52,20 @@ enum msg_type {
 	M_HELLO = 1,	/* a: pairs, b: max_size, c: path MTU enum */
 	M_QPINFO,	/* a: qpn, b: psn, c: addr, d: rkey; then the GID */
 	M_RECV,		/* post a receive: a: off, b: capacity (0: no SGE) */
-	M_FILL,		/* a: off, b: len, c: seed */
+	M_FILL,		/* a: off, b: len, c: seed; d: 1 for the other buffer */
 	M_POISON,	/* a: off, b: len */
 	M_SET64,	/* a: off, b: value */
 	M_GET64,	/* a: off -> a: value */
-	M_CHECK,	/* a: off, b: len, c: seed -> a: 1 if the bytes match */
+	M_CHECK,	/* a: off, b: len, c: seed -> a: 1 if the bytes match;
+			 * d: 1 for the other buffer */
 	M_WAITRECV,	/* -> a: status | opcode << 8 | flags << 16 |
 			 *       src_qp << 32, b: byte_len, c: imm,
 			 *    d: found | invalidated rkey << 32 */
 	M_KILL,		/* destroy the pair's QP */
 	M_WINDOW,	/* bind a window: a: off, b: len, c: type -> a: rkey */
+	M_REREG,	/* ibv_rereg_mr: a: flags, b: access, c: 1 for the
+			 * second PD -> a: errno, b: rkey, c: buffer address */
+	M_RECONNECT,	/* both ends reset the pair's QP and connect again */
 	M_BYE,
 	M_REPLY,
 };
@@ -73,7 +81,8 @@ struct side {
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	struct ibv_mw *mw[2];	/* the server's type 1 and type 2 windows */
-	uint8_t *buf;
+	uint8_t *buf;		/* what the MR translates */
+	uint8_t *other;		/* the server's second buffer for rereg */
 	size_t len;
 	uint32_t psn;
 };
@@ -148,6 +157,14 @@ static struct msg call(uint32_t type, uint32_t pair, uint64_t a, uint64_t b,
 		       uint64_t c)
 {
 	send_msg(type, pair, a, b, c, 0);
+	return recv_msg();
+}
+
+/* call() for the other buffer of the server's (M_FILL, M_CHECK). */
+static struct msg call_other(uint32_t type, uint32_t pair, uint64_t a,
+			     uint64_t b, uint64_t c)
+{
+	send_msg(type, pair, a, b, c, 1);
 	return recv_msg();
 }
 
@@ -263,6 +280,65 @@ static uint32_t bind_window(struct side *s, uint64_t off, uint64_t len,
 	return type == IBV_MW_TYPE_1 ? (*mw)->rkey : rkey;
 }
 
+/* The buffer a server-side M_FILL or M_CHECK names: d = 1 is the other. */
+static uint8_t *server_buf(struct side *s, uint64_t d)
+{
+	if (!d)
+		return s->buf;
+	if (!s->other)
+		s->other = calloc(1, s->len);
+	if (!s->other)
+		tl_die("malloc");
+	return s->other;
+}
+
+/*
+ * ibv_rereg_mr of the side's MR with FLAGS; a new translation swaps its
+ * buffer with the other one. Windows bound to the MR go first. Returns 0
+ * or the errno.
+ */
+static int server_rereg(struct side *s, int flags, int access, bool pd2)
+{
+	static struct ibv_pd *second_pd;
+	uint8_t *to = s->buf;
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		if (s->mw[i])
+			ibv_dealloc_mw(s->mw[i]);
+		s->mw[i] = NULL;
+	}
+	if (pd2 && !second_pd)
+		second_pd = ibv_alloc_pd(ctx);
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+		to = server_buf(s, 1);
+	ret = ibv_rereg_mr(s->mr, flags, pd2 ? second_pd : pd, to, s->len,
+			   access);
+	if (ret)
+		return ret < 0 ? errno : ret;
+	if (to != s->buf) {
+		s->other = s->buf;
+		s->buf = to;
+	}
+	return 0;
+}
+
+/* Both ends of a pair: back to RESET, then connected again with new PSNs. */
+static void reconnect(struct side *s, uint32_t pair)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct ibv_wc wc;
+	uint64_t raddr;
+	uint32_t rkey, rqpn;
+
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE))
+		tl_die("QP to RESET");
+	while (ibv_poll_cq(s->cq, 1, &wc) > 0)
+		;
+	s->psn = tl_rnd() & 0xffffff;
+	exchange_and_connect(s, pair, &raddr, &rkey, &rqpn);
+}
+
 static int serve(void)
 {
 	struct side *sides = NULL;
@@ -317,6 +393,7 @@ static int serve(void)
 				ibv_dereg_mr(sides[i].mr);
 				ibv_destroy_cq(sides[i].cq);
 				free(sides[i].buf);
+				free(sides[i].other);
 			}
 			free(sides);
 			return 0;
@@ -336,7 +413,7 @@ static int serve(void)
 			v = !ibv_post_recv(s->qp, &rwr, &rbad);
 			break;
 		case M_FILL:
-			pattern(s->buf + m.a, m.b, m.c);
+			pattern(server_buf(s, m.d) + m.a, m.b, m.c);
 			break;
 		case M_POISON:
 			memset(s->buf + m.a, 0xee, m.b);
@@ -348,7 +425,7 @@ static int serve(void)
 			memcpy(&v, s->buf + m.a, 8);
 			break;
 		case M_CHECK:
-			v = pattern_matches(s->buf + m.a, m.b, m.c);
+			v = pattern_matches(server_buf(s, m.d) + m.a, m.b, m.c);
 			break;
 		case M_WAITRECV:
 			memset(&wc, 0, sizeof(wc));
@@ -369,6 +446,14 @@ static int serve(void)
 		case M_WINDOW:
 			v = bind_window(s, m.a, m.b, m.c);
 			break;
+		case M_REREG:
+			v = server_rereg(s, m.a, m.b, m.c);
+			send_msg(M_REPLY, m.pair, v, s->mr->rkey,
+				 (uintptr_t)s->buf, 0);
+			continue;
+		case M_RECONNECT:
+			reconnect(s, m.pair);
+			continue;
 		default:
 			tl_die("unknown control message");
 		}
@@ -714,6 +799,101 @@ static void windows(struct pair *p, uint32_t pi, bool may_break)
 		 "the invalidated window's memory is unchanged");
 }
 
+/* The server's MR after an M_REREG; false if the server's verb failed. */
+static bool server_rereg_to(struct pair *p, uint32_t pi, int flags,
+			    int access, bool pd2, int *err)
+{
+	struct msg m = call(M_REREG, pi, flags, access, pd2);
+
+	*err = (int)m.a;
+	if (m.a)
+		return false;
+	p->rkey = (uint32_t)m.b;
+	p->raddr = m.c;
+	return true;
+}
+
+/* A WRITE through the pair's current key at [SLACK + 612, +1500) of the
+ * server's buffer; the 4 KiB at SLACK read back hold it and 'around'.
+ */
+static bool write_lands(struct pair *p, uint32_t pi)
+{
+	uint64_t around = tl_rnd(), seed = tl_rnd();
+	uint8_t want[4096];
+
+	call(M_FILL, pi, SLACK, 4096, around);
+	pattern(want, 4096, around);
+	pattern(want + 612, 1500, seed);
+	pattern(p->s.buf, 1500, seed);
+	return window_io(p, IBV_WR_RDMA_WRITE, 0, p->raddr + SLACK + 612,
+			 p->rkey, 1500) == IBV_WC_SUCCESS &&
+	       region_is(p, want);
+}
+
+/*
+ * ibv_rereg_mr on the server between operations of the pair's: a new
+ * translation (the old buffer stays untouched), read-only access, another
+ * PD and back, each followed by traffic through the key the server
+ * reports. With may_break, a WRITE against read-only access must fail
+ * with REM_ACCESS_ERR and change nothing. A server on rdma_rxe 6.1
+ * (RC_REMOTE_PEER_RXE) has no rereg at all and skips the phase.
+ */
+static void rereg_phase(struct pair *p, uint32_t pi, bool may_break)
+{
+	const int full = IBV_ACCESS_LOCAL_WRITE | TL_REMOTE_ALL |
+			 IBV_ACCESS_MW_BIND;
+	const int ro = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+	uint64_t old = tl_rnd(), around = tl_rnd();
+	uint8_t want[4096];
+	int err, flags = IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS;
+	bool moved;
+
+	call(M_FILL, pi, SLACK, 4096, old);
+	moved = server_rereg_to(p, pi, IBV_REREG_MR_CHANGE_TRANSLATION, 0,
+				false, &err);
+	if (!moved && err == EOPNOTSUPP && getenv("RC_REMOTE_PEER_RXE")) {
+		printf("# rdma_rxe 6.1 has no ibv_rereg_mr: rereg skipped\n");
+		return;
+	}
+	tl_check(moved, "pair %u: rereg to a new buffer (%s)", pi,
+		 strerror(err));
+	tl_check(moved && write_lands(p, pi),
+		 "new translation: a WRITE lands in the new buffer");
+	tl_check(call_other(M_CHECK, pi, SLACK, 4096, old).a,
+		 "new translation: the old buffer did not change");
+	if (moved)
+		flags |= IBV_REREG_MR_CHANGE_TRANSLATION;
+
+	tl_check(server_rereg_to(p, pi, IBV_REREG_MR_CHANGE_ACCESS, ro, false,
+				 &err),
+		 "rereg to remote read only (%s)", strerror(err));
+	call(M_FILL, pi, SLACK, 4096, around);
+	pattern(want, 4096, around);
+	tl_check(region_is(p, want), "read-only access: a READ returns the bytes");
+
+	tl_check(server_rereg_to(p, pi, IBV_REREG_MR_CHANGE_PD, 0, true, &err),
+		 "rereg to another PD (%s)", strerror(err));
+	tl_check(server_rereg_to(p, pi, flags, full, false, &err),
+		 "rereg back: PD, full access%s (%s)",
+		 moved ? " and the first buffer" : "", strerror(err));
+	tl_check(write_lands(p, pi), "back: a WRITE lands and READs back");
+	if (!may_break)
+		return;
+
+	tl_check(server_rereg_to(p, pi, IBV_REREG_MR_CHANGE_ACCESS, ro, false,
+				 &err),
+		 "rereg to remote read only again (%s)", strerror(err));
+	call(M_FILL, pi, SLACK, 4096, around);
+	pattern(p->s.buf, 256, around ^ 1);
+	err = window_io(p, IBV_WR_RDMA_WRITE, 0, p->raddr + SLACK, p->rkey,
+			256);
+	tl_check(err == IBV_WC_REM_ACCESS_ERR,
+		 "a WRITE against read-only access fails with REM_ACCESS_ERR (%d)",
+		 err);
+	tl_check(call(M_CHECK, pi, SLACK, 4096, around).a,
+		 "and the read-only memory is unchanged");
+}
+
 /* The server's QP is gone: a WRITE must fail with RETRY_EXC_ERR, soon. */
 static void dead_peer(struct pair *p)
 {
@@ -802,6 +982,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "PATH_MTU must be 256, 512, 1024, 2048 or 4096\n");
 		return 2;
 	}
+	if (max_size < 256 * 1024) {	/* tl_rnd_size() goes up to 256 KiB */
+		fprintf(stderr, "MAX_SIZE must be at least 262144\n");
+		return 2;
+	}
 
 	connect_server(argv[8]);
 	send_msg(M_HELLO, 0, npairs, max_size, path_mtu, 0);
@@ -819,6 +1003,11 @@ int main(int argc, char **argv)
 			 i, bad ? it : iters, mtu);
 	}
 	windows(&pairs[npairs - 1], npairs - 1, npairs > 1);
+	if (npairs > 1) {	/* the windows' last check broke the QP */
+		send_msg(M_RECONNECT, npairs - 1, 0, 0, 0, 0);
+		reconnect(&pairs[npairs - 1].s, npairs - 1);
+	}
+	rereg_phase(&pairs[npairs - 1], npairs - 1, npairs > 1);
 	/* rdma_rxe 6.1 as requester retries a dead peer for ever: skippable. */
 	if (!getenv("RC_REMOTE_SKIP_DEAD_PEER"))
 		dead_peer(&pairs[0]);
