@@ -50,6 +50,10 @@ check "no objects left" wait_for 10 objects_at "$base"
 if [ -n "$nic" ]; then
 	check "pyverbs rdmacm tests ran and passed" \
 		grep -q "^ok - pyverbs: test_rdmacm" "$work/summary"
+	# virtio counts a packet when the host took it: multicast went out
+	# and came back to sroce's pages (no TX skb is left in the ring).
+	check "$nic sent packets and they completed" \
+		test "$(cat "/sys/class/net/$nic/statistics/tx_packets")" -gt 0
 	rdma link delete sroce0
 	ip addr flush dev "$nic"
 	ip link set "$nic" down
