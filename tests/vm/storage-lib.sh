@@ -135,3 +135,34 @@ fio_verify() {
 	fio_run /tmp/fio-verify.log --name=verify --filename="$dev" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 "$@"
 }
+
+# The helpers below print checks (tests/vm's check) and serve the tests
+# of a block device that a ULP brought (iSER, SRP).
+
+# verify_lun TAG DEV MAX_BS: fio's verified 4 KiB writes at QD1, and
+# random reads and writes of 4 KiB to MAX_BS at QD32, on DEV.
+verify_lun() {
+	check "$1: 4 KiB writes at QD1, verified" \
+		fio_verify "$2" --rw=randwrite --bs=4k --iodepth=1 --size=4m
+	check "$1: 4 KiB to $3 random read/write at QD32, verified" \
+		fio_verify "$2" --rw=randrw --bsrange=4k-"$3" --iodepth=32 \
+		--size=48m
+}
+
+# gone_under_io DEV WHAT CMD...: fio runs on DEV; 3 s in, CMD (checked as
+# WHAT) takes the storage away. fio must then fail by itself, not be ended
+# by its 300 s timeout.
+gone_under_io() {
+	local dev=$1 what=$2 pid rc
+	shift 2
+	timeout 300 fio --name=gone --filename="$dev" --ioengine=libaio \
+		--direct=1 --rw=randrw --bs=64k --iodepth=16 --time_based \
+		--runtime=60 > /tmp/fio-gone.log 2>&1 &
+	pid=$!
+	sleep 3
+	check "$what" "$@"
+	wait $pid
+	rc=$?
+	check "fio failed by itself, not by its timeout (status $rc)" \
+		test "$rc" -ne 0 -a "$rc" -ne 124
+}
