@@ -364,8 +364,34 @@ renew_device() {
 	echo "# $D came back without its GID $GID4"
 }
 
+# lab_check_done TAG: the peer says "done" (TCP port 18700) within 400 s.
+lab_check_done() {
+	local word
+	word=$(timeout 400 /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", 18700))
+s.listen(1)
+c, _ = s.accept()
+print(c.recv(16).decode().strip())')
+	lab_check "$1: the host reports it is done ($word)" test "$word" = done
+}
+
+# lab_say_done: "done" to the peer's lab_check_done.
+lab_say_done() {
+	local i
+	for i in $(seq 1 50); do
+		/usr/bin/python3 -c "
+import socket
+socket.create_connection(('$PEER4', 18700), 5).sendall(b'done')" \
+			2> /dev/null && return
+		sleep 1
+	done
+}
+
 nvme_phase() {	# nvme_phase ROLE TAG
-	local tag=$2 dev i word srq regs=0 invs=0
+	local tag=$2 dev i srq regs=0 invs=0
 	if [ "$1" = serve ]; then
 		modprobe brd rd_nr=1 rd_size=65536
 		# A sroce target takes its receive buffers from SRQs.
@@ -377,16 +403,7 @@ nvme_phase() {	# nvme_phase ROLE TAG
 		[ -z "$srq" ] ||
 			lab_check "$tag: nvmet-rdma runs with use_srq" \
 				grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
-		word=$(timeout 400 /usr/bin/python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", 18700))
-s.listen(1)
-c, _ = s.accept()
-print(c.recv(16).decode().strip())')
-		lab_check "$tag: the host reports it is done ($word)" \
-			test "$word" = done
+		lab_check_done "$tag"
 		nvmet_clear
 		[ "$NDEV" = rxe ] ||
 			lab_check "$tag: target objects released" wait_gone 30 pooled-cqs
@@ -420,11 +437,8 @@ print(c.recv(16).decode().strip())')
 	[ "$NDEV" = rxe ] ||
 		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
 	renew_device
-	for i in $(seq 1 50); do
-		/usr/bin/python3 -c "
-import socket
-socket.create_connection(('$PEER4', 18700), 5).sendall(b'done')" \
-			2> /dev/null && break
-		sleep 1
-	done
+	lab_say_done
 }
+
+# shellcheck source=tests/lab/scsi-phases.sh
+. "$(dirname "${BASH_SOURCE[0]}")/scsi-phases.sh"

@@ -12,7 +12,8 @@
 #   UC messages of 1024 packets, except from sroce to rxe);
 # - both pairs: memory windows, SEND with invalidate and rereg (rc_remote), and
 #   NVMe over Fabrics (nvme-rdma to nvmet-rdma on a brd namespace, fio
-#   verify: fast registration and remote invalidation), each direction.
+#   verify: fast registration and remote invalidation), iSER (open-iscsi
+#   to LIO) and SRP (ib_srp to ib_srpt), each direction.
 # Prints the checks of both VMs and "wire: N passed, N failed". A command
 # that times out prints where its QPs and processes waited ("# stuck:").
 set -uo pipefail
@@ -69,6 +70,8 @@ serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases serve sroce-sroce
 nvme_phase serve 'nvme sroce->sroce'
+iser_phase serve 'iser sroce->sroce'
+srp_phase serve 'srp sroce->sroce'
 teardown_server")" "$(guest 11 10 sroce 1500 "
 lab_check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
@@ -80,6 +83,8 @@ drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases drive sroce-sroce
 nvme_phase drive 'nvme sroce->sroce'
+iser_phase drive 'iser sroce->sroce'
+srp_phase drive 'srp sroce->sroce'
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
@@ -93,6 +98,10 @@ cm_phases serve 'rxe->sroce'
 cm_phases drive 'sroce->rxe' no-flood
 nvme_phase serve 'nvme rxe->sroce'
 nvme_phase drive 'nvme sroce->rxe'
+iser_phase serve 'iser rxe->sroce'
+iser_phase drive 'iser sroce->rxe'
+srp_phase serve 'srp rxe->sroce'
+srp_phase drive 'srp sroce->rxe'
 lab_check 'sroce dropped no packet of rdma_rxe for its ICRC' \
 	grep -qx 'rx_drop_icrc 0' /sys/kernel/debug/sroce/engine")" \
 "$(guest 11 10 rxe 9000 "
@@ -104,7 +113,11 @@ serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases drive 'rxe->sroce'
 cm_phases serve 'sroce->rxe' no-flood
 nvme_phase drive 'nvme rxe->sroce'
-nvme_phase serve 'nvme sroce->rxe'")"
+nvme_phase serve 'nvme sroce->rxe'
+iser_phase drive 'iser rxe->sroce'
+iser_phase serve 'iser sroce->rxe'
+srp_phase drive 'srp rxe->sroce'
+srp_phase serve 'srp sroce->rxe'")"
 
 echo "(seed $seed)"
 echo "wire: $passed passed, $failed failed"

@@ -6,7 +6,8 @@
 # REG_MR and the target invalidates remotely (counted); nvme reset; nvmet
 # with use_srq=1; each disconnect leaves every sroce object count at its
 # baseline; the link flapping for 10 s under I/O costs a reconnect, not
-# data; rdma link delete under I/O ends it with errors, not a hang.
+# data; removing the target's port and rdma link delete under I/O end it
+# with errors, not a hang.
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
@@ -107,6 +108,20 @@ check "SRQ target: 4 KiB to 1 MiB random read/write at QD32, verified" \
 check "nvme disconnect (SRQ)" nvme_detach "$NQN"
 check "every sroce object is back at its baseline (SRQ)" \
 	wait_for 30 at_base
+
+# The target's port goes away under I/O: nvmet drops the controller, the
+# host's reconnects fail, and after ctrl_loss_tmo (5 s) the I/O fails and
+# the controller is deleted.
+check "nvme connect with ctrl-loss-tmo 5 s" nvme_attach "$NQN" rdma 192.0.2.1 \
+	4420 -i 2 --ctrl-loss-tmo=5 --reconnect-delay=1
+gone_under_io "$(nvme_ns "$NQN" 1)" "the target's port is removed under I/O" \
+	nvmet_port_del 1
+check "the host deleted the controller" \
+	wait_for 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
+check "every sroce object is back at its baseline (port gone)" \
+	wait_for 30 at_base
+check "the port again" nvmet_port 1 rdma ipv4 192.0.2.1 4420 "$NQN"
+sleep 1
 
 # rdma link delete under I/O: the I/O fails, the controller goes away.
 check "nvme connect again" nvme_attach "$NQN" rdma 192.0.2.1 4420 -i 2
