@@ -1,9 +1,9 @@
 # NFS over RDMA through sroce0 on one host: nfsd listens on "rdma 20049"
 # and exports an ext4 file system on brd; the client mounts it with
-# -o rdma,port=20049 as NFSv3 and NFSv4.2, writes files of 1 B to 64 MiB,
-# unmounts, mounts again and compares every file's checksum; nfsd is
-# restarted in the middle of a copy, which the client rides out. The
-# client registers memory with REG_MR (counted).
+# -o rdma,port=20049 as NFSv3 and NFSv4.2, and with proto=rdma6 over IPv6;
+# it writes files of 1 B to 64 MiB, unmounts, mounts again and compares
+# every file's checksum; nfsd is restarted in the middle of a copy, which
+# the client rides out. The client registers memory with REG_MR (counted).
 # vm-timeout: 600
 . ./lib.sh
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
@@ -38,17 +38,17 @@ for s in $sizes; do
 done
 (cd /tmp/nfs-src && sha256sum f*) > /tmp/nfs-sums
 
-# round VERS SOURCE: mount (over RDMA), copy every file, unmount, mount
-# again, verify.
+# round VERS SOURCE [PROTO]: mount (over RDMA: PROTO rdma, or rdma6 for
+# IPv6), copy every file, unmount, mount again, verify.
 round() {
-	local vers=$1 src=$2
-	mount -t nfs -o "rdma,port=20049,vers=$vers" "$src" /mnt/nfs || return
+	local vers=$1 src=$2 opts="proto=${3:-rdma},port=20049,vers=$1"
+	mount -t nfs -o "$opts" "$src" /mnt/nfs || return
 	# The mount really runs over RDMA.
 	grep -q " /mnt/nfs nfs.*proto=rdma" /proc/mounts || { umount /mnt/nfs; return 1; }
 	rm -rf "/mnt/nfs/v$vers" && mkdir "/mnt/nfs/v$vers" &&
 		cp /tmp/nfs-src/f* "/mnt/nfs/v$vers/" || { umount /mnt/nfs; return 1; }
 	umount /mnt/nfs || return
-	mount -t nfs -o "rdma,port=20049,vers=$vers" "$src" /mnt/nfs || return
+	mount -t nfs -o "$opts" "$src" /mnt/nfs || return
 	(cd "/mnt/nfs/v$vers" && sha256sum -c --quiet /tmp/nfs-sums)
 	local rc=$?
 	umount /mnt/nfs
@@ -58,6 +58,7 @@ regs=$(stat fast_regs)
 check "NFSv4.2 over RDMA: files of 1 B to 64 MiB, remounted, checksums match" \
 	round 4.2 192.0.2.1:/
 check "NFSv3 over RDMA: the same" round 3 "192.0.2.1:$export"
+check "NFSv4.2 over RDMA on IPv6: the same" round 4.2 "[2001:db8::1]:/" rdma6
 check "the client registered memory with REG_MR" \
 	test "$(stat fast_regs)" -gt $((regs + 100))
 
