@@ -32,11 +32,6 @@ static void make_pair(struct pair *p, struct ibv_pd *owner)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct tl_rc_conn c = {
-		.dgid = &gid, .sgid_index = gid_index, .sq_psn = 1, .rq_psn = 1,
-		.access = TL_REMOTE_ALL, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = 1,
-	};
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -47,11 +42,8 @@ static void make_pair(struct pair *p, struct ibv_pd *owner)
 			tl_die("creating a QP");
 	}
 	p->src_mr = ibv_reg_mr(pd, src, LEN, IBV_ACCESS_LOCAL_WRITE);
-	c.dest_qpn = p->qp[1]->qp_num;
-	if (!p->src_mr || tl_connect_rc(p->qp[0], &c))
-		tl_die("connecting");
-	c.dest_qpn = p->qp[0]->qp_num;
-	if (tl_connect_rc(p->qp[1], &c))
+	if (!p->src_mr ||
+	    tl_connect_rc_pair(p->qp[0], p->qp[1], &gid, gid_index, 1))
 		tl_die("connecting");
 }
 

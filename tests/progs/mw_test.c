@@ -42,11 +42,6 @@ static void make_pair(struct pair *p)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct tl_rc_conn c = {
-		.dgid = &gid, .sgid_index = gid_index, .sq_psn = 3, .rq_psn = 3,
-		.access = TL_REMOTE_ALL, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = 1,
-	};
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -56,11 +51,7 @@ static void make_pair(struct pair *p)
 		if (!p->qp[i])
 			tl_die("creating a QP");
 	}
-	c.dest_qpn = p->qp[1]->qp_num;
-	if (tl_connect_rc(p->qp[0], &c))
-		tl_die("connecting");
-	c.dest_qpn = p->qp[0]->qp_num;
-	if (tl_connect_rc(p->qp[1], &c))
+	if (tl_connect_rc_pair(p->qp[0], p->qp[1], &gid, gid_index, 3))
 		tl_die("connecting");
 }
 

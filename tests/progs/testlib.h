@@ -191,6 +191,29 @@ static inline int tl_connect_ud(struct ibv_qp *qp, uint32_t qkey,
 	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                 \
 	 IBV_ACCESS_REMOTE_ATOMIC)
 
+/*
+ * Connects RC QPs a and b of one host to each other through GID gid
+ * (index sgid_index): first PSN psn both ways, every remote access, 7
+ * retries. Returns 0 or -1.
+ */
+static inline int tl_connect_rc_pair(struct ibv_qp *a, struct ibv_qp *b,
+				     const union ibv_gid *gid, int sgid_index,
+				     uint32_t psn)
+{
+	struct tl_rc_conn c = {
+		.dgid = gid, .sgid_index = sgid_index, .sq_psn = psn,
+		.rq_psn = psn, .access = TL_REMOTE_ALL, .timeout = 14,
+		.retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1,
+		.rd_atomic = 1,
+	};
+
+	c.dest_qpn = b->qp_num;
+	if (tl_connect_rc(a, &c))
+		return -1;
+	c.dest_qpn = a->qp_num;
+	return tl_connect_rc(b, &c);
+}
+
 /* A xorshift generator; each test seeds it from its command line. */
 static inline uint64_t *tl_rng(void)
 {
