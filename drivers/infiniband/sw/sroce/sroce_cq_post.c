@@ -14,6 +14,20 @@ static bool sroce_cqe_wants_event(u32 arm, const struct sroce_cqe *cqe)
 	       cqe->status != IB_WC_SUCCESS;
 }
 
+/*
+ * The consumer's handler runs with bottom halves off. A kernel CQ polled in
+ * softirq (IB_POLL_SOFTIRQ) schedules its irq_poll there; raised from a
+ * task, the softirq would wait for ksoftirqd or the CPU's next interrupt,
+ * while local_bh_enable() runs it at once. Completions are posted from
+ * passes only: task context, interrupts on.
+ */
+static void sroce_cq_event(struct sroce_cq *cq)
+{
+	local_bh_disable();
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	local_bh_enable();
+}
+
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 {
 	struct sroce_queue *q = &cq->q;
@@ -64,6 +78,6 @@ unlock:
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
 	if (event && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		sroce_cq_event(cq);
 }
 
