@@ -105,10 +105,15 @@ watch_nices() {
 	wait "$w" 2> /dev/null
 }
 
-lab_check() {	# lab_check DESCRIPTION CMD...
+lab_check() {	# lab_check DESCRIPTION CMD...: prints the check; CMD's status
 	local what=$1
 	shift
-	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fi
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		return 1
+	fi
 }
 
 # objects_gone [pooled-cqs]: nothing left but devices and their MAD
@@ -343,102 +348,6 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 		"ib_write_bw -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024 $srv4"
 }
 
-# NVMe over Fabrics between the VMs; both VMs call nvme_phase with the
-# same TAG. ROLE "serve" exports a brd namespace through nvmet-rdma (with
-# SRQs on sroce) on
-# this VM's IPv4 address and waits (TCP port 18700) for the host's word
-# that it is done; ROLE "drive" connects with nvme-rdma, writes and
-# verifies with fio, disconnects and says so.
-# shellcheck source=tests/vm/storage-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/storage-lib.sh"
-# The device deleted and added again: a kernel ULP leaves CQs in the
-# core's pool of the device, which later checks would count.
-renew_device() {
-	local i
-	rdma link delete "$D" || return
-	rdma link add "$D" type "$NDEV" netdev "$IF" || return
-	for i in $(seq 1 50); do
-		[ "$(gid_index "ffff:192.0.2.$ME,")" = "$GID4" ] && return 0
-		sleep 0.2
-	done
-	echo "# $D came back without its GID $GID4"
-}
-
-# lab_check_done TAG: the peer says "done" (TCP port 18700) within 400 s.
-lab_check_done() {
-	local word
-	word=$(timeout 400 /usr/bin/python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", 18700))
-s.listen(1)
-c, _ = s.accept()
-print(c.recv(16).decode().strip())')
-	lab_check "$1: the host reports it is done ($word)" test "$word" = done
-}
-
-# lab_say_done: "done" to the peer's lab_check_done.
-lab_say_done() {
-	local i
-	for i in $(seq 1 50); do
-		/usr/bin/python3 -c "
-import socket
-socket.create_connection(('$PEER4', 18700), 5).sendall(b'done')" \
-			2> /dev/null && return
-		sleep 1
-	done
-}
-
-nvme_phase() {	# nvme_phase ROLE TAG
-	local tag=$2 dev i srq regs=0 invs=0
-	if [ "$1" = serve ]; then
-		modprobe brd rd_nr=1 rd_size=65536
-		# A sroce target takes its receive buffers from SRQs.
-		srq=
-		[ "$NDEV" = rxe ] || srq=use_srq=1
-		lab_check "$tag: nvmet exports a brd namespace over $D" \
-			eval "nvmet_load $srq && nvmet_subsys $NQN /dev/ram0 &&
-			      nvmet_port 1 rdma ipv4 192.0.2.$ME 4420 $NQN"
-		[ -z "$srq" ] ||
-			lab_check "$tag: nvmet-rdma runs with use_srq" \
-				grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
-		lab_check_done "$tag"
-		nvmet_clear
-		[ "$NDEV" = rxe ] ||
-			lab_check "$tag: target objects released" wait_gone 30 pooled-cqs
-		renew_device
-		return
-	fi
-	modprobe nvme-rdma
-	if [ "$NDEV" != rxe ]; then
-		regs=$(awk '$1 == "fast_regs" { print $2 }' /sys/kernel/debug/sroce/engine)
-		invs=$(awk '$1 == "invalidates" { print $2 }' /sys/kernel/debug/sroce/engine)
-	fi
-	for i in $(seq 1 120); do
-		nvme_attach "$NQN" rdma "$PEER4" 4420 2> /dev/null && break
-		sleep 1
-	done
-	dev=$(nvme_ns "$NQN" 1)
-	lab_check "$tag: nvme connect -t rdma from $D to $PEER4" test -n "$dev"
-	lab_check "$tag: 4 KiB writes at QD1, verified" \
-		fio_verify "$dev" --rw=randwrite --bs=4k --iodepth=1 --size=2m
-	lab_check "$tag: 4 KiB to 1 MiB random read/write at QD16, verified" \
-		fio_verify "$dev" --rw=randrw --bsrange=4k-1m --iodepth=16 --size=32m
-	[ -s /tmp/fio-verify.log ] && grep -E 'err=|IOPS' /tmp/fio-verify.log | sed 's/^/# /'
-	if [ "$NDEV" != rxe ]; then
-		lab_check "$tag: the host registered with REG_MR and its keys were invalidated remotely" \
-			awk -v r="$regs" -v i="$invs" '
-				$1 == "fast_regs" { dr = $2 - r }
-				$1 == "invalidates" { di = $2 - i }
-				END { exit !(dr > 100 && di > 100) }' /sys/kernel/debug/sroce/engine
-	fi
-	lab_check "$tag: nvme disconnect" nvme_detach "$NQN"
-	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
-	renew_device
-	lab_say_done
-}
-
-# shellcheck source=tests/lab/scsi-phases.sh
-. "$(dirname "${BASH_SOURCE[0]}")/scsi-phases.sh"
+# The storage phases (NVMe-oF, NFS, iSER, SRP).
+# shellcheck source=tests/lab/storage-phases.sh
+. "$(dirname "${BASH_SOURCE[0]}")/storage-phases.sh"

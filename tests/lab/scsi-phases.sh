@@ -1,13 +1,11 @@
 # shellcheck shell=bash
-# iSER and SRP between the lab VMs; sourced by guest.sh. Both VMs call a
+# iSER and SRP between the lab VMs; sourced by storage-phases.sh. Both VMs call a
 # phase with the same TAG. ROLE "serve" exports LIO's ramdisk to the peer
 # and waits for its word that it is done; ROLE "drive" logs in from $D,
 # verifies with fio, logs out, checks that sroce's objects are released
 # and says so.
 # shellcheck source=tests/vm/scsi-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/scsi-lib.sh"
-
-check() { lab_check "$@"; }	# storage-lib's verify_lun reports with it
 
 # scsi_drive TAG DISK_FN LOGOUT_CMD LOGIN_CMD...: LOGIN_CMD retried for
 # 120 s (the target may not be up yet), the disk (DISK_FN) verified with

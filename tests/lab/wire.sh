@@ -10,10 +10,13 @@
 #   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
 #   UC messages of 1024 packets, except from sroce to rxe);
-# - both pairs: memory windows, SEND with invalidate and rereg (rc_remote), and
+# - both pairs: memory windows, SEND with invalidate and rereg (rc_remote);
 #   NVMe over Fabrics (nvme-rdma to nvmet-rdma on a brd namespace, fio
-#   verify: fast registration and remote invalidation), iSER (open-iscsi
-#   to LIO) and SRP (ib_srp to ib_srpt), each direction.
+#   verify: fast registration and remote invalidation; under I/O the
+#   host's link flapping for 10 s, the target's and the host's sroce
+#   device deleted), NFS over RDMA (NFSv3 and NFSv4.2, IPv4 and IPv6,
+#   checksums, nfsd restarted during a copy), iSER (open-iscsi to LIO)
+#   and SRP (ib_srp to ib_srpt), each direction.
 # Prints the checks of both VMs and "wire: N passed, N failed". A command
 # that times out prints where its QPs and processes waited ("# stuck:").
 set -uo pipefail
@@ -29,12 +32,12 @@ failed=0
 # scripts and counts their checks; a VM that fails counts one more.
 pair() {
 	local name=$1 port=$((20000 + RANDOM % 20000)) ra rb a
-	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-900}" --name hostA \
+	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-1500}" --name hostA \
 		--mac 52:54:00:00:00:0a --nic "listen:$port" -- \
 		bash -c "$2" > "$logs/$name-A.log" 2>&1 &
 	a=$!
 	sleep 2
-	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-900}" --name hostB \
+	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-1500}" --name hostB \
 		--mac 52:54:00:00:00:0b --nic "connect:$port" -- \
 		bash -c "$3" > "$logs/$name-B.log" 2>&1
 	rb=$?
@@ -69,9 +72,10 @@ netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases serve sroce-sroce
-nvme_phase serve 'nvme sroce->sroce'
+nfs_phase serve 'nfs sroce->sroce'
 iser_phase serve 'iser sroce->sroce'
 srp_phase serve 'srp sroce->sroce'
+nvme_phase serve 'nvme sroce->sroce'
 teardown_server")" "$(guest 11 10 sroce 1500 "
 lab_check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
@@ -82,9 +86,10 @@ netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases drive sroce-sroce
-nvme_phase drive 'nvme sroce->sroce'
+nfs_phase drive 'nfs sroce->sroce'
 iser_phase drive 'iser sroce->sroce'
 srp_phase drive 'srp sroce->sroce'
+nvme_phase drive 'nvme sroce->sroce' flap peer-delete delete
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
@@ -96,12 +101,14 @@ serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 drive 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases serve 'rxe->sroce'
 cm_phases drive 'sroce->rxe' no-flood
-nvme_phase serve 'nvme rxe->sroce'
-nvme_phase drive 'nvme sroce->rxe'
+nfs_phase serve 'nfs rxe->sroce'
+nfs_phase drive 'nfs sroce->rxe' $((8 << 20))
 iser_phase serve 'iser rxe->sroce'
 iser_phase drive 'iser sroce->rxe'
 srp_phase serve 'srp rxe->sroce'
 srp_phase drive 'srp sroce->rxe'
+nvme_phase serve 'nvme rxe->sroce'
+nvme_phase drive 'nvme sroce->rxe' flap delete
 lab_check 'sroce dropped no packet of rdma_rxe for its ICRC' \
 	grep -qx 'rx_drop_icrc 0' /sys/kernel/debug/sroce/engine")" \
 "$(guest 11 10 rxe 9000 "
@@ -112,12 +119,14 @@ drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases drive 'rxe->sroce'
 cm_phases serve 'sroce->rxe' no-flood
-nvme_phase drive 'nvme rxe->sroce'
-nvme_phase serve 'nvme sroce->rxe'
+nfs_phase drive 'nfs rxe->sroce'
+nfs_phase serve 'nfs sroce->rxe'
 iser_phase drive 'iser rxe->sroce'
 iser_phase serve 'iser sroce->rxe'
 srp_phase drive 'srp rxe->sroce'
-srp_phase serve 'srp sroce->rxe'")"
+srp_phase serve 'srp sroce->rxe'
+nvme_phase drive 'nvme rxe->sroce' peer-delete
+nvme_phase serve 'nvme sroce->rxe'")"
 
 echo "(seed $seed)"
 echo "wire: $passed passed, $failed failed"

@@ -75,6 +75,32 @@ storage_wait() {
 	done
 }
 
+# peer_hear: the next word the other lab VM says (TCP port 18700), within
+# 400 s.
+peer_hear() {
+	timeout 400 /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", 18700))
+s.listen(1)
+c, _ = s.accept()
+print(c.recv(16).decode().strip())'
+}
+
+# peer_say ADDR WORD: WORD to peer_hear on the lab VM at ADDR (retried for
+# 50 s, as it may not listen yet).
+peer_say() {
+	for _ in $(seq 1 50); do
+		/usr/bin/python3 -c "
+import socket
+socket.create_connection(('$1', 18700), 5).sendall(b'$2')" \
+			2> /dev/null && return
+		sleep 1
+	done
+	return 1
+}
+
 # nvme_ctrl NQN: the controller (nvme0, ...) connected to subsystem NQN.
 nvme_ctrl() {
 	local c

@@ -1,0 +1,258 @@
+# shellcheck shell=bash
+# Storage between the lab VMs; sourced by guest.sh. Both VMs call a phase
+# with the same TAG. ROLE "serve" exports storage from this VM and does
+# what the peer asks of it (words on TCP port 18700) until the peer says
+# "done"; ROLE "drive" uses the storage from $D, checks the data, checks
+# that sroce's objects are released and says "done".
+# shellcheck source=tests/vm/storage-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/storage-lib.sh"
+# shellcheck source=tests/vm/nfs-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/nfs-lib.sh"
+
+check() { lab_check "$@"; }	# storage-lib's helpers report with it
+
+# sroce_stat NAME: the sroce engine's counter NAME (0 on rdma_rxe).
+sroce_stat() {
+	local f=/sys/kernel/debug/sroce/engine
+	[ -r $f ] || { echo 0; return; }
+	awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' $f
+}
+
+# device_add: $D added on $IF, with its IPv4 GID at index $GID4 again.
+device_add() {
+	rdma link add "$D" type "$NDEV" netdev "$IF" || return
+	for _ in $(seq 1 50); do
+		[ "$(gid_index "ffff:192.0.2.$ME,")" = "$GID4" ] && return 0
+		sleep 0.2
+	done
+	echo "# $D came back without its GID $GID4"
+}
+
+# The device deleted and added again: a kernel ULP leaves CQs in the
+# core's pool of the device, which later checks would count.
+renew_device() {
+	rdma link delete "$D" && device_add
+}
+
+lab_say_done() { peer_say "$PEER4" "done"; }
+
+# lab_check_done TAG [ON_ADD]: does what the peer asks until it says
+# "done": "delete-link" deletes $D (under the peer's I/O), adds it again 5 s
+# later and runs ON_ADD (checked); "restart-nfsd" restarts nfsd.
+lab_check_done() {
+	local word
+	while word=$(peer_hear); do
+		case $word in
+		delete-link)
+			lab_check "$1: rdma link delete $D under the peer's I/O" \
+				timeout 60 rdma link delete "$D"
+			sleep 5
+			lab_check "$1: $D added again" device_add
+			[ -z "${2:-}" ] || lab_check "$1: then $2" "$2" ;;
+		restart-nfsd)
+			lab_check "$1: nfsd restarted under the peer's copy" \
+				nfsd_restart ;;
+		*) break ;;
+		esac
+	done
+	lab_check "$1: the host reports it is done (${word:-nothing})" \
+		test "$word" = "done"
+}
+
+# NVMe over Fabrics. ROLE "serve" exports a brd namespace through
+# nvmet-rdma (with SRQs on sroce) on this VM's IPv4 address; ROLE "drive"
+# connects with nvme-rdma, writes and verifies with fio, disconnects, then
+# runs each FAULT under verified I/O on a new connection:
+# - flap: this VM's netdev down for 10 s; the host reconnects and fio's
+#   data is intact;
+# - peer-delete: the target's device deleted, added again 5 s later and
+#   its port made again;
+#   the host reconnects and fio's data is intact;
+# - delete: this VM's device deleted; fio ends by itself and the
+#   controller goes away.
+nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
+	local role=$1 tag=$2 dev srq regs invs fault
+	shift 2
+	if [ "$role" = serve ]; then
+		modprobe brd rd_nr=1 rd_size=65536
+		# A sroce target takes its receive buffers from SRQs.
+		srq=
+		[ "$NDEV" = rxe ] || srq=use_srq=1
+		lab_check "$tag: nvmet exports a brd namespace over $D" \
+			eval "nvmet_load $srq && nvmet_subsys $NQN /dev/ram0 &&
+			      nvmet_port 1 rdma ipv4 192.0.2.$ME 4420 $NQN"
+		[ -z "$srq" ] ||
+			lab_check "$tag: nvmet-rdma runs with use_srq" \
+				grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
+		lab_check_done "$tag" nvmet_port_again
+		nvmet_clear
+		[ "$NDEV" = rxe ] ||
+			lab_check "$tag: target objects released" wait_gone 30 pooled-cqs
+		renew_device
+		return
+	fi
+	modprobe nvme-rdma
+	regs=$(sroce_stat fast_regs)
+	invs=$(sroce_stat invalidates)
+	for _ in $(seq 1 120); do
+		nvme_attach "$NQN" rdma "$PEER4" 4420 2> /dev/null && break
+		sleep 1
+	done
+	dev=$(nvme_ns "$NQN" 1)
+	lab_check "$tag: nvme connect -t rdma from $D to $PEER4" test -n "$dev"
+	lab_check "$tag: 4 KiB writes at QD1, verified" \
+		fio_verify "$dev" --rw=randwrite --bs=4k --iodepth=1 --size=2m
+	lab_check "$tag: 4 KiB to 1 MiB random read/write at QD16, verified" \
+		fio_verify "$dev" --rw=randrw --bsrange=4k-1m --iodepth=16 --size=32m
+	[ -s /tmp/fio-verify.log ] && grep -E 'err=|IOPS' /tmp/fio-verify.log | sed 's/^/# /'
+	[ "$NDEV" = rxe ] ||
+		lab_check "$tag: the host registered with REG_MR and its keys were invalidated remotely" \
+			test $(($(sroce_stat fast_regs) - regs)) -gt 100 -a \
+			$(($(sroce_stat invalidates) - invs)) -gt 100
+	lab_check "$tag: nvme disconnect" nvme_detach "$NQN"
+	[ "$NDEV" = rxe ] ||
+		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
+	for fault in "$@"; do
+		nvme_fault "$tag" "$fault"
+	done
+	[ -e "/sys/class/infiniband/$D" ] || device_add
+	renew_device
+	lab_say_done
+}
+
+# nvmet_port_again: the target's port made again. 6.1's nvmet-rdma drops
+# a listener whose device goes away and does not listen again by itself.
+nvmet_port_again() {
+	nvmet_port_del 1 && nvmet_port 1 rdma ipv4 "192.0.2.$ME" 4420 "$NQN"
+}
+
+# nvme_not_live: the controller of $NQN is not live (or gone).
+nvme_not_live() { ! nvme_live "$NQN"; }
+
+# verify_until_stop DEV: fio writes and verifies DEV in rounds until
+# /tmp/fio-stop exists; fails at the first round that fails.
+verify_until_stop() {
+	while [ ! -e /tmp/fio-stop ]; do
+		fio_verify "$1" --rw=randrw --bsrange=4k-256k --iodepth=16 \
+			--size=8m || return
+	done
+}
+
+# nvme_fault TAG FAULT: one FAULT of nvme_phase's list, on a connection
+# that reconnects every 2 s for up to 60 s.
+nvme_fault() {
+	local tag="$1 ($2)" dev pid rc t0
+	lab_check "$tag: nvme connect" nvme_attach "$NQN" rdma "$PEER4" 4420 \
+		--ctrl-loss-tmo=60 --reconnect-delay=2 || return
+	dev=$(nvme_ns "$NQN" 1)
+	if [ "$2" = delete ]; then
+		timeout 300 fio --name=gone --filename="$dev" --ioengine=libaio \
+			--direct=1 --rw=randrw --bs=64k --iodepth=16 \
+			--time_based --runtime=60 > /tmp/fio-gone.log 2>&1 &
+		pid=$!
+		sleep 3
+		lab_check "$tag: rdma link delete $D under I/O" \
+			timeout 60 rdma link delete "$D"
+		wait $pid
+		rc=$?
+		lab_check "$tag: fio ended by itself, not by its timeout (status $rc)" \
+			test "$rc" -ne 124
+		lab_check "$tag: the host dropped the controller" \
+			storage_wait 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
+		lab_check "$tag: $D added again" device_add
+		return
+	fi
+	rm -f /tmp/fio-stop
+	verify_until_stop "$dev" &
+	pid=$!
+	sleep 3
+	if [ "$2" = flap ]; then
+		t0=$SECONDS
+		ip link set "$IF" down
+		lab_check "$tag: the controller lost its connection while $IF was down" \
+			storage_wait 10 nvme_not_live
+		sleep $((10 - (SECONDS - t0) > 0 ? 10 - (SECONDS - t0) : 0))
+		ip link set "$IF" up
+		# Link down flushed the IPv6 address.
+		ip -6 addr add "2001:db8::$ME/64" dev "$IF" nodad
+	else
+		peer_say "$PEER4" delete-link
+		lab_check "$tag: the controller lost its connection" \
+			storage_wait 30 nvme_not_live
+	fi
+	lab_check "$tag: the controller is live again" \
+		storage_wait 90 nvme_live "$NQN"
+	sleep 2
+	touch /tmp/fio-stop
+	wait $pid
+	rc=$?
+	lab_check "$tag: fio's data is intact across it" test $rc -eq 0
+	[ $rc -eq 0 ] || grep -E 'err=|error' /tmp/fio-verify.log | head -n 5 |
+		sed 's/^/# /'
+	lab_check "$tag: nvme disconnect" nvme_detach "$NQN"
+	[ "$NDEV" = rxe ] ||
+		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
+}
+
+# NFS over RDMA. ROLE "serve" runs nfsd on brd listening on rdma 20049;
+# ROLE "drive" mounts it over RDMA from $D as NFSv4.2 and NFSv3 on IPv4
+# and NFSv4.2 on IPv6, writes files of 1 B to MAX bytes (default 64 MiB),
+# remounts and checks their checksums, then has nfsd restarted during a
+# copy of the largest, which must complete intact.
+nfs_phase() {	# nfs_phase ROLE TAG [MAX]
+	local tag=$2 max=${3:-67108864} sizes s regs t0
+	if [ "$1" = serve ]; then
+		lab_check "$tag: nfsd exports brd on rdma 20049 over $D" \
+			nfs_server_up
+		lab_check_done "$tag"
+		lab_check "$tag: nfsd stopped" nfs_server_down
+		[ "$NDEV" = rxe ] ||
+			lab_check "$tag: server objects released" wait_gone 30
+		renew_device
+		return
+	fi
+	modprobe rpcrdma
+	# NFSv3's locking needs rpc.statd, which registers with rpcbind.
+	mkdir -p /run/rpcbind
+	pgrep -x rpcbind > /dev/null || rpcbind -w
+	sizes=
+	for s in 1 4095 4096 65537 1048576 8388608 67108864; do
+		[ "$s" -le "$max" ] && sizes="$sizes $s"
+	done
+	# shellcheck disable=SC2086 # one size a word
+	nfs_files $sizes
+	regs=$(sroce_stat fast_regs)
+	for _ in $(seq 1 120); do
+		nfs_mount 4.2 "$PEER4:/" 2> /dev/null && break
+		sleep 1
+	done
+	umount "$NFS_MNT" 2> /dev/null
+	: > /tmp/nfs-mount.err
+	t0=$SECONDS
+	lab_check "$tag: NFSv4.2 on IPv4: files of 1 B to $max B, remounted, checksums match" \
+		nfs_round 4.2 "$PEER4:/"
+	lab_check "$tag: NFSv3 on IPv4: the same" \
+		nfs_round 3 "$PEER4:$NFS_EXPORT"
+	lab_check "$tag: NFSv4.2 on IPv6: the same" \
+		nfs_round 4.2 "[2001:db8::$PEER]:/" rdma6
+	echo "# $tag: three rounds in $((SECONDS - t0)) s"
+	sed 's/^/# mount: /' /tmp/nfs-mount.err 2> /dev/null
+	[ "$NDEV" = rxe ] ||
+		lab_check "$tag: the client registered memory with REG_MR" \
+			test $(($(sroce_stat fast_regs) - regs)) -gt 100
+	if lab_check "$tag: NFSv4.2 mount for a server restart" \
+		nfs_mount 4.2 "$PEER4:/"; then
+		lab_check "$tag: nfsd restarted during a copy of $max B: the copy is intact" \
+			nfs_copy_across "f${sizes##* }" peer_say "$PEER4" restart-nfsd
+		umount "$NFS_MNT"
+	fi
+	[ "$NDEV" = rxe ] ||
+		lab_check "$tag: client objects released" wait_gone 60
+	pkill -x rpc.statd
+	pkill -x rpcbind
+	renew_device
+	lab_say_done
+}
+
+# shellcheck source=tests/lab/scsi-phases.sh
+. "$(dirname "${BASH_SOURCE[0]}")/scsi-phases.sh"
