@@ -1,0 +1,71 @@
+#!/bin/bash
+# Runs inside each of the two lab VMs of scripts/bench storage two-hosts:
+# bench-storage-wire.sh target|host. The target VM (192.0.2.10) exports a
+# null_blk namespace through nvmet over rdma_rxe, over sroce, then over
+# TCP; the host VM (192.0.2.11) connects to each with 2 I/O queues, runs
+# the same fio jobs as the same-host bench, says "next", and at the end
+# prints the table with sroce's ratios.
+set -u
+role=$1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/storage-lib.sh
+. "$here/../../tests/vm/storage-lib.sh"
+# shellcheck source=scripts/lab/bench-storage-lib.sh
+. "$here/bench-storage-lib.sh"
+if [ "$role" = target ]; then ME=10; else ME=11; fi
+TARGET=192.0.2.10
+modprobe virtio_net
+IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+# Jumbo frames: path MTU 4096 on both RDMA devices.
+ip link set "$IF" mtu 9000
+ip link set "$IF" up
+ip addr add "192.0.2.$ME/24" dev "$IF"
+for _ in $(seq 1 90); do
+	busybox ping -c 1 -W 1 "192.0.2.$((21 - ME))" > /dev/null 2>&1 && break
+done
+if [ "$role" = target ]; then
+	modprobe null_blk nr_devices=1
+	nvmet_load || { echo "nvmet does not load"; exit 1; }
+	nvmet_subsys "$NQN" /dev/nullb0 || exit 1
+else
+	modprobe nvme-rdma && modprobe nvme-tcp || exit 1
+fi
+
+declare -A r
+for tr in rxe sroce tcp; do
+	trtype=rdma
+	case $tr in
+	rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$IF" ;;
+	sroce) modprobe sroce && rdma link add sroce0 type sroce netdev "$IF" ;;
+	tcp) trtype=tcp ;;
+	esac
+	if [ "$role" = target ]; then
+		nvmet_port 1 "$trtype" ipv4 "$TARGET" 4420 "$NQN" ||
+			echo "# $tr: no nvmet port"
+		word=$(peer_hear)
+		[ "$word" = next ] || echo "# $tr: the host said '$word'"
+		nvmet_port_del 1
+	else
+		for _ in $(seq 1 120); do
+			nvme_attach "$NQN" "$trtype" "$TARGET" 4420 -i 2 \
+				2> /dev/null && break
+			sleep 1
+		done
+		if dev=$(nvme_ns "$NQN" 1); then
+			echo "# $tr: $(dmesg | grep -o 'creating [0-9]* I/O queues' | tail -n 1)"
+			host_jobs "$tr" "$dev"
+			nvme_detach "$NQN"
+		else
+			echo "# $tr: nvme connect failed"
+		fi
+		peer_say "$TARGET" next
+	fi
+	sleep 1
+	case $tr in
+	rxe) rdma link delete rxe0; rmmod rdma_rxe ;;
+	sroce) rdma link delete sroce0 ;;
+	esac
+done
+[ "$role" = target ] && { nvmet_clear; exit 0; }
+storage_table "nvme across two VMs, null_blk" "CPU us per I/O (host VM, QD32)"
+echo "(ratio: how many times better sroce is; two TCG VMs, host 2 vCPUs, target 1; ${runtime} s per job)"
