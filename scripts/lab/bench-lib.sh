@@ -1,6 +1,5 @@
 # shellcheck shell=bash
-# Shared by the same-host benches run inside the lab VM (bench.sh,
-# bench-ab.sh); sourced, not run.
+# Shared by the benches run inside the lab VMs; sourced, not run.
 
 # A veth v0 (192.0.2.1/24) for the devices under test.
 bench_veth() {
@@ -9,6 +8,19 @@ bench_veth() {
 	ip link set v0 up
 	ip addr add 192.0.2.1/24 dev v0
 	sleep 1
+}
+
+# bench_lab_net ME PEER: this VM's NIC (IF) up as 192.0.2.ME with jumbo
+# frames (path MTU 4096 on both RDMA devices), once 192.0.2.PEER answers.
+bench_lab_net() {
+	modprobe virtio_net
+	IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+	ip link set "$IF" mtu 9000
+	ip link set "$IF" up
+	ip addr add "192.0.2.$1/24" dev "$IF"
+	for _ in $(seq 1 90); do
+		busybox ping -c 1 -W 1 "192.0.2.$2" > /dev/null 2>&1 && break
+	done
 }
 
 # perf DEV TOOL ARGS...: the client's result line, or nothing.

@@ -12,17 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tests/vm/storage-lib.sh"
 # shellcheck source=scripts/lab/bench-storage-lib.sh
 . "$here/bench-storage-lib.sh"
-if [ "$role" = target ]; then ME=10; else ME=11; fi
+# shellcheck source=scripts/lab/bench-lib.sh
+. "$here/bench-lib.sh"
 TARGET=192.0.2.10
-modprobe virtio_net
-IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
-# Jumbo frames: path MTU 4096 on both RDMA devices.
-ip link set "$IF" mtu 9000
-ip link set "$IF" up
-ip addr add "192.0.2.$ME/24" dev "$IF"
-for _ in $(seq 1 90); do
-	busybox ping -c 1 -W 1 "192.0.2.$((21 - ME))" > /dev/null 2>&1 && break
-done
+if [ "$role" = target ]; then bench_lab_net 10 11; else bench_lab_net 11 10; fi
 if [ "$role" = target ]; then
 	modprobe null_blk nr_devices=1
 	nvmet_load || { echo "nvmet does not load"; exit 1; }

@@ -9,15 +9,9 @@ iters=${SROCE_BENCH_ITERS:-2000}
 rounds=${SROCE_BENCH_ROUNDS:-3}
 if [ "$role" = server ]; then ME=10 PEER=11; else ME=11 PEER=10; fi
 T=$SROCE_BUILD/tests
-modprobe virtio_net
-IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
-# Jumbo frames: path MTU 4096 on both devices.
-ip link set "$IF" mtu 9000
-ip link set "$IF" up
-ip addr add "192.0.2.$ME/24" dev "$IF"
-for _ in $(seq 1 90); do
-	busybox ping -c 1 -W 1 "192.0.2.$PEER" > /dev/null 2>&1 && break
-done
+# shellcheck source=scripts/lab/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_lab_net "$ME" "$PEER"
 
 # run DEV TOOL ARGS...: the server serves one run; the client retries
 # until the server is up and prints the result line.
