@@ -26,6 +26,7 @@ device_add() {
 		sleep 0.2
 	done
 	echo "# $D came back without its GID $GID4"
+	return 1
 }
 
 # The device deleted and added again: a kernel ULP leaves CQs in the
