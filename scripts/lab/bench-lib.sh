@@ -23,6 +23,20 @@ bench_lab_net() {
 	done
 }
 
+hz=$(getconf CLK_TCK)
+
+# busy_ticks: busy CPU time of this whole VM so far, in clock ticks (all
+# CPUs: user, nice, system, irq, softirq).
+busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+ratio() {	# ratio A B: A / B with two decimals, or "n/a"
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b == "" || b + 0 == 0) print "n/a";
+		else printf "%.2f", a / b }'
+}
+
 # perf DEV TOOL ARGS...: the client's result line, or nothing.
 perf() {
 	local dev=$1 tool=$2

@@ -1,14 +1,9 @@
 # shellcheck shell=bash
 # Shared by the storage benches inside the lab VMs (bench-storage.sh on one
 # host, bench-storage-wire.sh across two); sourced after
-# tests/vm/storage-lib.sh. Results go into the associative array r, as
-# r[TRANSPORT.FIELD].
+# tests/vm/storage-lib.sh and bench-lib.sh. Results go into the
+# associative array r, as r[TRANSPORT.FIELD].
 runtime=${SROCE_BENCH_FIO_SECONDS:-10}
-hz=$(getconf CLK_TCK)
-
-busy_ticks() {	# busy CPU time of this whole VM so far, in clock ticks
-	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
-}
 
 # job DEV NAME FIO_ARG...: one time-based fio job on DEV; prints its JSON
 # summary as "iops bw_MBps clat_p50_us clat_p99_us cpu_us_per_io", the CPU
@@ -50,12 +45,6 @@ host_jobs() {
 		awk '{ print $2 }')
 	r[$key.write_bw]=$(job "$dev" seqwrite --rw=write --bs=128k --iodepth=8 |
 		awk '{ print $2 }')
-}
-
-ratio() {	# ratio A B: A / B with two decimals, or "n/a"
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a == "" || b == "" || b + 0 == 0) print "n/a";
-		else printf "%.2f", a / b }'
 }
 
 row() {	# row NAME KEY HIGHER_IS_BETTER: values and sroce's ratios

@@ -31,10 +31,6 @@ run() {
 	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$out" | tail -n 1
 }
 
-busy_ticks() {
-	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
-}
-
 # The link's own ceiling: plain TCP over the same virtio NICs.
 if [ "$role" = server ]; then
 	/usr/bin/python3 "$SROCE_TOP/scripts/lab/tcp_stream.py" server

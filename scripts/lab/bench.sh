@@ -8,12 +8,6 @@ iters=${SROCE_BENCH_ITERS:-2000}
 . "$(dirname "$0")/bench-lib.sh"
 bench_veth
 
-# Busy CPU time of the whole VM so far, in clock ticks (all CPUs).
-busy_ticks() {
-	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
-}
-hz=$(getconf CLK_TCK)
-
 # frwr_rate DEV CYCLES: thousands of REG_MR + LOCAL_INV cycles a second
 # from a kernel consumer (tests/kmod/sroce_frwr_test.ko bench=CYCLES).
 frwr_rate() {
@@ -60,11 +54,6 @@ for dev in rxe0 sroce0; do
 	[ $dev = rxe0 ] && rmmod rdma_rxe
 done
 
-ratio() {	# ratio A B: A / B with two decimals, or "n/a"
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a == "" || b == "" || b + 0 == 0) print "n/a";
-		else printf "%.2f", a / b }'
-}
 printf '%-34s %12s %12s %8s\n' benchmark rxe sroce ratio
 row() {	# row NAME KEY HIGHER_IS_BETTER
 	local a=${r[rxe0.$2]:-} b=${r[sroce0.$2]:-} q
