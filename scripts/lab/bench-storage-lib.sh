@@ -5,30 +5,79 @@
 # associative array r, as r[TRANSPORT.FIELD].
 runtime=${SROCE_BENCH_FIO_SECONDS:-10}
 
+# thread_ticks OUT: every thread's CPU time so far, "COMM TICKS" a line
+# (digits in the name made N, so per-CPU threads add up), and the VM's
+# idle time as "[idle] TICKS". A thread that exits between two calls (fio
+# itself) is in neither.
+thread_ticks() {
+	/usr/bin/python3 - "$1" <<'PY'
+import glob, re, sys
+with open(sys.argv[1], "w") as out:
+    for path in glob.glob("/proc/[0-9]*/task/[0-9]*/stat"):
+        try:
+            line = open(path).read()
+        except OSError:
+            continue
+        m = re.match(r"\d+ \((.*)\) (.*)", line)
+        if m:
+            f = m.group(2).split()
+            out.write("%s %d\n" % (re.sub(r"\d+", "N", m.group(1)),
+                                   int(f[11]) + int(f[12])))
+    cpu = open("/proc/stat").readline().split()
+    out.write("[idle] %s\n" % cpu[4])
+PY
+}
+
+# thread_split BEFORE AFTER IOS: the biggest CPU users between the two
+# thread_ticks, in us per I/O.
+thread_split() {
+	/usr/bin/python3 - "$@" "$hz" <<'PY'
+import collections, sys
+def load(path):
+    c = collections.Counter()
+    for line in open(path):
+        name, ticks = line.rsplit(" ", 1)
+        c[name] += int(ticks)
+    return c
+a, b = load(sys.argv[1]), load(sys.argv[2])
+ios, hz = max(int(sys.argv[3]), 1), int(sys.argv[4])
+d = {k: b[k] - a[k] for k in b if b[k] > a[k]}
+print(" ".join("%s=%.1f" % (k, v / hz * 1e6 / ios)
+               for k, v in sorted(d.items(), key=lambda kv: -kv[1])[:6]))
+PY
+}
+
 # job DEV NAME FIO_ARG...: one time-based fio job on DEV; prints its JSON
-# summary as "iops bw_MBps clat_p50_us clat_p99_us cpu_us_per_io", the CPU
-# being this VM's.
+# summary as "iops bw_MBps lat_p50_us lat_p99_us cpu_us_per_io ios", the
+# CPU being this VM's; the threads' CPU before and after the job is in
+# /tmp/job.t0 and /tmp/job.t1 (thread_ticks). Latency is fio's total
+# latency, from the start of the submission to the completion: a
+# transport may finish an I/O inside io_submit() (nvme-tcp on one host
+# does), which fio's completion latency (clat) would not count.
 job() {
 	local dev=$1 name=$2 t0 t1
 	shift 2
+	thread_ticks /tmp/job.t0
 	t0=$(busy_ticks)
 	timeout $((runtime + 120)) fio --name="$name" --filename="$dev" \
 		--ioengine=libaio --direct=1 --time_based --runtime="$runtime" \
-		--ramp_time=2 --output-format=json --output=/tmp/fio.json "$@" \
+		--ramp_time=2 --lat_percentiles=1 --output-format=json \
+		--output=/tmp/fio.json "$@" \
 		> /dev/null 2>&1 || return
 	t1=$(busy_ticks)
+	thread_ticks /tmp/job.t1
 	/usr/bin/python3 - "$((t1 - t0))" "$hz" <<'PY'
 import json, sys
 j = json.load(open("/tmp/fio.json"))["jobs"][0]
 ticks, hz = int(sys.argv[1]), int(sys.argv[2])
 d = j["read"] if j["read"]["io_bytes"] else j["write"]
-pct = d["clat_ns"].get("percentile", {})
+pct = d["lat_ns"].get("percentile", {})
 ios = d["total_ios"] or 1
 # CPU of the VM over the job, per I/O; the job's 2 s ramp is included in
 # the time, not in the I/Os.
-print("%.0f %.1f %.1f %.1f %.1f" % (d["iops"], d["bw_bytes"] / 1e6,
+print("%.0f %.1f %.1f %.1f %.1f %d" % (d["iops"], d["bw_bytes"] / 1e6,
       pct.get("50.000000", 0) / 1e3, pct.get("99.000000", 0) / 1e3,
-      ticks / hz * 1e6 / ios))
+      ticks / hz * 1e6 / ios, ios))
 PY
 }
 
@@ -41,6 +90,9 @@ host_jobs() {
 	out=$(job "$dev" qd32 --rw=randread --bs=4k --iodepth=32)
 	r[$key.iops]=$(awk '{ print $1 }' <<<"$out")
 	r[$key.cpu]=$(awk '{ print $5 }' <<<"$out")
+	[ -n "$out" ] && echo "# $key: QD32 CPU us per I/O by thread:" \
+		"$(thread_split /tmp/job.t0 /tmp/job.t1 \
+			"$(awk '{ print $6 }' <<<"$out")")"
 	r[$key.read_bw]=$(job "$dev" seqread --rw=read --bs=128k --iodepth=8 |
 		awk '{ print $2 }')
 	r[$key.write_bw]=$(job "$dev" seqwrite --rw=write --bs=128k --iodepth=8 |
