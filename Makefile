@@ -11,7 +11,8 @@
 #   make check-debug  the VM suites, fuzzers and fault injection on the
 #                     debug lab kernel (scripts/check-debug; not in CI)
 #   make demo         boot the lab VM and show sroce0 (scripts/demo)
-#   make install      install module and provider on this host
+#   make install      install module, provider and sroce(7) (DESTDIR, KVER)
+#   make uninstall    remove them again
 
 KVER ?= $(shell scripts/kver)
 BUILD ?= $(CURDIR)/build
@@ -35,7 +36,7 @@ PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
 PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all module provider test-progs kunit kunit-debug check check-debug demo install sparse \
+.PHONY: all module provider test-progs kunit kunit-debug check check-debug demo install uninstall sparse \
 	checkpatch style clean
 
 all: module provider test-progs
@@ -91,12 +92,32 @@ checkpatch:
 
 style: sparse checkpatch
 
+# install/uninstall: DESTDIR stages the files for a package (and skips
+# depmod, the package's to run); KVER picks the kernel.
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
+LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || \
+	    echo /usr/lib/x86_64-linux-gnu)
+MANDIR ?= /usr/share/man
+INSTALLED = $(MODDIR)/sroce.ko \
+	    $(DESTDIR)$(LIBDIR)/libibverbs/libsroce-rdmav34.so \
+	    $(DESTDIR)/etc/libibverbs.d/sroce.driver \
+	    $(DESTDIR)$(MANDIR)/man7/sroce.7
+# Where modules_install put them before, removed so that no stale copy stays.
+OLD_INSTALLED = $(MODDIR)/drivers/infiniband/sw/sroce/sroce.ko \
+		$(MODDIR)/tests/kmod/sroce_frwr_test.ko
+
 install: all
-	$(KMAKE) modules_install
-	depmod -a $(KVER)
+	rm -f $(OLD_INSTALLED)
+	install -D -m 0644 drivers/infiniband/sw/sroce/sroce.ko $(MODDIR)/sroce.ko
 	install -D -m 0644 $(PROVIDER_SO) \
-		$(DESTDIR)$(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/libibverbs/libsroce-rdmav34.so
+		$(DESTDIR)$(LIBDIR)/libibverbs/libsroce-rdmav34.so
 	install -D -m 0644 $(BUILD)/sroce.driver $(DESTDIR)/etc/libibverbs.d/sroce.driver
+	install -D -m 0644 Documentation/sroce.7 $(DESTDIR)$(MANDIR)/man7/sroce.7
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+uninstall:
+	rm -f $(INSTALLED) $(OLD_INSTALLED)
+	$(if $(DESTDIR),,depmod -a $(KVER))
 
 clean:
 	$(KMAKE) clean
