@@ -41,15 +41,28 @@ for _ in $(seq 1 50); do
 done
 [ -n "$GID4" ] && [ -n "$GID6" ] || echo "not ok - $D has no GID for 192.0.2.$ME or 2001:db8::$ME"
 
-# serve NAME GID ARGS...: the server side of an rc_remote phase.
+# neigh_warm: the peer's IPv4 and IPv6 neighbour entries resolved. The
+# core gives rdma_rxe's modify_qp to RTR one second to resolve the peer's
+# MAC; a busy TCG peer can answer a neighbour solicitation later than
+# that (ETIMEDOUT, in the IPv6 phase after an IPv4 one). An entry that
+# went stale since still resolves at once.
+neigh_warm() {
+	busybox ping -c 1 -W 2 "$PEER4" > /dev/null 2>&1
+	busybox ping -c 1 -W 2 "2001:db8::$PEER" > /dev/null 2>&1
+	return 0
+}
+
+# serve NAME GID ARGS...: the server side of an rc_remote phase; on
+# failure its output, as "# server:" lines.
 serve() {
 	local name=$1 gid=$2
 	shift 2
+	neigh_warm
 	if timeout 300 "$T/rc_remote" "$D" "$gid" "$@" > /tmp/serve.log 2>&1; then
 		echo "ok - $name: server side ($D)"
 	else
 		echo "not ok - $name: server side ($D)"
-		cat /tmp/serve.log
+		tail -n 20 /tmp/serve.log | sed 's/^/# server: /'
 		net_snapshot
 	fi
 }
@@ -59,10 +72,12 @@ drive() {
 	local name=$1 gid=$2
 	shift 2
 	echo "# $name: client on $D"
-	timeout 300 "$T/rc_remote" "$D" "$gid" "$@" "$PEER4" |
+	neigh_warm
+	timeout 300 "$T/rc_remote" "$D" "$gid" "$@" "$PEER4" 2> /tmp/drive.err |
 		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
 	[ "${PIPESTATUS[0]}" -eq 0 ] && return
 	echo "not ok - $name: client exited with failure"
+	tail -n 20 /tmp/drive.err | sed 's/^/# client: /'
 	net_snapshot
 }
 
@@ -218,6 +233,7 @@ net_state() {
 	[ "$NDEV" = rxe ] && rdma statistic show link "$D/1" 2> /dev/null
 	engine_counters
 	busybox ping -c 2 -W 1 "$PEER4" 2>&1 | grep -E 'transmitted'
+	ip neigh show dev "$IF"
 	return 0
 }
 
