@@ -66,10 +66,17 @@ for round in $(seq 1 "$rounds"); do
 			[ "$role" = client ] && echo "wire $dev send_lat $(awk '{ print $5 }' <<<"$r")"
 		fi
 		sleep 2
+		# The device's counters go with it: keep the round's.
+		if [ "$role" = client ] && [ $dev = sroce0 ]; then
+			for f in /sys/class/infiniband/sroce0/ports/1/hw_counters/*; do
+				echo "${f##*/} $(cat "$f")"
+			done >> /tmp/bench-wire-counters
+		fi
 		rdma link delete $dev
 		[ $dev = rxe0 ] && rmmod rdma_rxe
-		[ "$role" = client ] && engine=$(cat /sys/kernel/debug/sroce/engine 2>/dev/null)
 	done
 done
-[ "$role" = client ] && grep -E 'retransmits|timeouts|naks' <<<"${engine:-}" | sed 's/^/# /'
+[ "$role" = client ] && [ -s /tmp/bench-wire-counters ] &&
+	awk '/retransmits|timeouts|naks/ { s[$1] += $2 }
+	     END { for (k in s) print "# " k, s[k] }' /tmp/bench-wire-counters | sort
 exit 0

@@ -91,10 +91,18 @@ netem_off() {
 	tc qdisc del dev "$IF" root 2> /dev/null
 }
 
-# Counters of the sroce engine, for the log.
-engine_counters() {
-	[ -r /sys/kernel/debug/sroce/engine ] &&
-		grep -v ' 0$' /sys/kernel/debug/sroce/engine | sed 's/^/# /'
+no_icrc_drops() {
+	[ "$(cat /sys/class/infiniband/"$D"/ports/1/hw_counters/rx_drop_icrc)" = 0 ]
+}
+
+# The device's hw counters that are not 0 (sroce's or rdma_rxe's), for the log.
+device_counters() {
+	local f v
+	for f in /sys/class/infiniband/"$D"/ports/1/hw_counters/*; do
+		[ "${f##*/}" = lifespan ] && continue
+		v=$(cat "$f" 2> /dev/null) || continue
+		[ "$v" = 0 ] || echo "# ${f##*/} $v"
+	done
 	return 0
 }
 
@@ -229,9 +237,8 @@ net_state() {
 	ethtool -S "$IF" 2> /dev/null | grep -v ': 0$'
 	nstat -az 2> /dev/null | grep -E '^Udp6?(InErrors|RcvbufErrors|SndbufErrors|NoPorts) '
 	grep -E '^(MemAvailable|Slab):' /proc/meminfo
-	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
-	[ "$NDEV" = rxe ] && rdma statistic show link "$D/1" 2> /dev/null
-	engine_counters
+	rdma -dd res show qp 2> /dev/null
+	device_counters
 	busybox ping -c 2 -W 1 "$PEER4" 2>&1 | grep -E 'transmitted'
 	ip neigh show dev "$IF"
 	return 0
@@ -240,8 +247,7 @@ net_state() {
 # Where the verbs processes and the QPs wait, for a command that hangs.
 lab_snapshot() {
 	local p cmd
-	[ -r /sys/kernel/debug/sroce/qps ] && cat /sys/kernel/debug/sroce/qps
-	rdma res show qp
+	rdma -dd res show qp
 	for p in $(pgrep -f 'ib_|ibv_|rping|ucmatose|udaddy'); do
 		# Kernel threads are children of kthreadd (pid 2); an exiting
 		# process has no command line left, only its name.

@@ -11,11 +11,11 @@
 
 check() { lab_check "$@"; }	# storage-lib's helpers report with it
 
-# sroce_stat NAME: the sroce engine's counter NAME (0 on rdma_rxe).
+# sroce_stat NAME: sroce's hw counter NAME (0 on rdma_rxe, whose counters
+# have other names).
 sroce_stat() {
-	local f=/sys/kernel/debug/sroce/engine
-	[ -r $f ] || { echo 0; return; }
-	awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' $f
+	cat /sys/class/infiniband/*/ports/1/hw_counters/"$1" 2> /dev/null |
+		awk '{ s += $1 } END { print s + 0 }'
 }
 
 # device_add: $D added on $IF, with its IPv4 GID at index $GID4 again.

@@ -8,6 +8,7 @@
 #define SROCE_TESTLIB_H
 
 #include <errno.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,35 @@ static inline void tl_die(const char *what)
 static inline int tl_exit_status(void)
 {
 	return tl_failures ? 1 : 0;
+}
+
+/*
+ * sroce's hw counter name summed over the devices here (the port's
+ * hw_counters in sysfs; rdma_rxe's counters have other names); -1 if no
+ * device has it.
+ */
+static inline long long tl_hw_counter(const char *name)
+{
+	char pattern[128];
+	long long sum = -1, v;
+	glob_t g;
+	size_t i;
+	FILE *f;
+
+	snprintf(pattern, sizeof(pattern),
+		 "/sys/class/infiniband/*/ports/1/hw_counters/%s", name);
+	if (glob(pattern, 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%lld", &v) == 1)
+			sum = (sum < 0 ? 0 : sum) + v;
+		fclose(f);
+	}
+	globfree(&g);
+	return sum;
 }
 
 /* Opens the verbs device called name (through the installed provider). */

@@ -232,23 +232,6 @@ static void pd_cases(void)
 	close(fd);
 }
 
-static long engine_stat(const char *name)
-{
-	char key[64];
-	long value;
-	FILE *f = fopen("/sys/kernel/debug/sroce/engine", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &value) == 2)
-		if (!strcmp(key, name)) {
-			fclose(f);
-			return value;
-		}
-	fclose(f);
-	return -1;
-}
-
 /*
  * Writes "one" to efd n times from io_uring's worker threads (IOSQE_ASYNC),
  * which are not user threads returning to user space: the kick must take
@@ -453,9 +436,9 @@ static void qp_cases(void)
 	err = read(efd, &count, sizeof(count)) < 0 ? errno : 0;
 	tl_check(err == EAGAIN,
 		 "qp: the kernel consumed the kick count (errno %d)", err);
-	wakes = engine_stat("kick_wakes");
+	wakes = tl_hw_counter("kick_wakes");
 	n = uring_writes(efd, 20);
-	wakes = engine_stat("kick_wakes") - wakes;
+	wakes = tl_hw_counter("kick_wakes") - wakes;
 	tl_check(n == 20 && wakes == 20,
 		 "qp: 20 kicks from io_uring workers each woke the worker (%d writes, %ld wakes)",
 		 n, wakes);

@@ -8,7 +8,7 @@
  *	completion (GRH flag, source QPN, length, immediate); the path MTU
  *	limit at posting; Q_Key matching, the Q_Key MSB meaning "the QP's own
  *	Q_Key"; drops for a wrong Q_Key, a missing receive WQE, a QP not
- *	ready and a QPN nobody owns (engine counters in debugfs); a receive
+ *	ready and a QPN nobody owns (the device's hw counters); a receive
  *	buffer too small (IBV_WC_LOC_LEN_ERR, the QP keeps working); a reply
  *	through ibv_create_ah_from_wc(); AHs made without the kernel. Needs
  *	root (debugfs, privileged Q_Keys).
@@ -37,7 +37,6 @@
 #define QKEY_OWN 0x80000000u	/* in a WR: "the QP's own Q_Key" */
 #define HOP_LIMIT 37
 #define NO_SUCH_QPN 0xfffe00u
-#define ENGINE "/sys/kernel/debug/sroce/engine"
 #define OBJECTS "/sys/kernel/debug/sroce/objects"
 
 static struct ibv_context *ctx;
@@ -86,7 +85,13 @@ static long long read_named(const char *file, const char *name)
 
 static long long counter(const char *name)
 {
-	return read_named(ENGINE, name);
+	long long v = tl_hw_counter(name);
+
+	if (v < 0) {
+		fprintf(stderr, "fatal: no hw counter %s\n", name);
+		exit(2);
+	}
+	return v;
 }
 
 /* Waits up to 5 s for counter name to reach want; its last value. */

@@ -5,11 +5,12 @@
 # moves itself into the network namespace NETNS, where it owns 2001:db8::2
 # (the victim's peer) and 2001:db8::3 (a stranger), and sends crafted
 # packets with a correct ICRC at the victim's QPs. Every case asserts what
-# came back (ACK, NAK code, READ response, or nothing), which drop counter
-# of /sys/kernel/debug/sroce/engine moved, the completions the victim saw,
+# came back (ACK, NAK code, READ response, or nothing), which of the
+# device's hw counters (drops) moved, the completions the victim saw,
 # and that no byte of the victim's memory changed except the ones a valid
 # WRITE was allowed to change. Prints "ok - ..." / "not ok - ..." lines.
 import ctypes
+import glob
 import os
 import select
 import socket
@@ -30,7 +31,7 @@ NUM_RC, NUM_UC = 8, 2
 UD_Q = NUM_RC + NUM_UC
 UD_QKEY = 0x11111111
 PAGE = 4096
-ENGINE = "/sys/kernel/debug/sroce/engine"
+COUNTERS = "/sys/class/infiniband/*/ports/1/hw_counters/*"
 
 # Opcodes (RC; UC is 0x20 higher, UD 0x60).
 SEND_ONLY, WRITE_ONLY, READ_REQ = 0x04, 0x0A, 0x0C
@@ -53,8 +54,16 @@ def check(cond, what):
 
 
 def counters():
-    with open(ENGINE) as f:
-        return {k: int(v) for k, v in (l.split() for l in f if l.strip())}
+    # sroce's hw counters summed over the devices here (rdma_rxe's have
+    # other names).
+    d = {}
+    for path in glob.glob(COUNTERS):
+        name = os.path.basename(path)
+        if name == "lifespan":
+            continue
+        with open(path) as f:
+            d[name] = d.get(name, 0) + int(f.read())
+    return d
 
 
 def wait_counter(name, base, delta, secs=10):
@@ -229,12 +238,15 @@ def main():
               what + ": nothing is sent back")
 
     def nak_case(what, q, send, syndrome):
+        base = counters().get("error_naks_sent", 0)
         send()
         r = peer.recv(5, from_victim(q, ACK))
         check(r is not None and r["syndrome"] == syndrome and
               r["psn"] == PEER_PSN,
               "%s: NAK 0x%x for its PSN (got %s)" %
               (what, syndrome, r and hex(r["syndrome"])))
+        check(wait_counter("error_naks_sent", base, 1) == 1,
+              what + ": counted once in error_naks_sent")
         check(peer.recv(0.3, from_victim(q, READ_RESP_ONLY)) is None,
               what + ": no data is sent back")
         check(wait_poll_state(q, IBV_QPS_ERR), what + ": the QP is in ERR")
@@ -256,6 +268,7 @@ def main():
     # --- RC QP 0: a peer that behaves, then misbehaves without harm. ---
     q = 0
     data = bytes(range(64))
+    c0 = counters()
     peer.send(qpn(q), PEER_PSN, WRITE_ONLY, reth(v.va + 128, v.rkey, 64), data)
     r = peer.recv(5, from_victim(q, ACK))
     check(r is not None and r["syndrome"] < 0x20 and r["psn"] == PEER_PSN,
@@ -267,6 +280,16 @@ def main():
     r = peer.recv(5, from_victim(q, READ_RESP_ONLY))
     check(r is not None and r["psn"] == PEER_PSN + 1 and
           r["payload"] == data, "a valid READ returns the bytes written")
+    # Bytes from BTH to ICRC: WRITE 12+16+64+4, READ request 12+16+4; the
+    # ACK 12+4+4, the READ response 12+4+64+4.
+    wait_counter("tx_packets", c0.get("tx_packets", 0), 2)
+    c1 = counters()
+    delta = {k: c1.get(k, 0) - c0.get(k, 0) for k in
+             ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")}
+    check(delta == {"rx_packets": 2, "rx_bytes": 96 + 32,
+                    "tx_packets": 2, "tx_bytes": 20 + 84},
+          "a WRITE and a READ are counted in packets and bytes each way "
+          "(%s)" % delta)
 
     peer.send(qpn(q), PEER_PSN + 1, READ_REQ, reth(v.va + 128, v.rkey, 64))
     r = peer.recv(5, from_victim(q, READ_RESP_ONLY))

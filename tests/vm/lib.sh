@@ -47,6 +47,25 @@ ended() {
 
 dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }
+
+# sroce_stat NAME: sroce's hw counter NAME summed over the devices here (rdma_rxe's
+# counters have other names, so they never add in).
+sroce_stat() {
+	cat /sys/class/infiniband/*/ports/1/hw_counters/"$1" 2>/dev/null |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+# loopback_perftest CMD...: perftest's CMD as server and as client on this
+# host (they meet over 127.0.0.1); the client's status, its output in
+# /tmp/perftest.log.
+loopback_perftest() {
+	local rc
+	timeout 120 "$@" > /dev/null 2>&1 &
+	sleep 1.5
+	timeout 120 "$@" 127.0.0.1 > /tmp/perftest.log 2>&1
+	rc=$?
+	wait
+	return $rc
+}
 module_loaded() { [ -d /sys/module/sroce ]; }
 module_unloaded() { [ ! -d /sys/module/sroce ]; }
 

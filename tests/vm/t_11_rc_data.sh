@@ -3,24 +3,23 @@
 # handed over to a QP of the running worker and, with the module parameter
 # shortcut_hand_over=0, queued as descriptors.
 . ./lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 HAND_OVER=/sys/module/sroce/parameters/shortcut_hand_over
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
-h0=$(stat shortcut_hand_overs)
+h0=$(sroce_stat shortcut_hand_overs)
 "$T/rc_integrity" sroce0 1 4 150 "$RANDOM" $((1 << 20))
 check "rc_integrity (IPv4 GID, 4 pairs, 1 MiB max)" test $? -eq 0
-check "packets were handed over ($h0 -> $(stat shortcut_hand_overs))" \
-	test "$(stat shortcut_hand_overs)" -gt "$h0"
+check "packets were handed over ($h0 -> $(sroce_stat shortcut_hand_overs))" \
+	test "$(sroce_stat shortcut_hand_overs)" -gt "$h0"
 echo 0 > "$HAND_OVER"
-h0=$(stat shortcut_hand_overs)
+h0=$(sroce_stat shortcut_hand_overs)
 "$T/rc_integrity" sroce0 1 4 100 "$RANDOM" $((1 << 20))
 check "rc_integrity, descriptors only (shortcut_hand_over=0)" test $? -eq 0
 "$T/rd_depth" sroce0 1
 check "rd_depth, descriptors only" test $? -eq 0
 check_eq "nothing handed over with shortcut_hand_over=0" "$h0" \
-	"$(stat shortcut_hand_overs)"
+	"$(sroce_stat shortcut_hand_overs)"
 echo 1 > "$HAND_OVER"
 gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 	match($0, /GID\[ *[0-9]+\]/); s = substr($0, RSTART, RLENGTH)

@@ -4,17 +4,13 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 for size in 65536 64; do
-	k0=$(stat kicks)
-	w0=$(stat wqes)
-	timeout 120 ib_write_bw -d sroce0 -x 1 -F -s $size -n 20000 > /dev/null 2>&1 &
-	sleep 1.5
-	timeout 120 ib_write_bw -d sroce0 -x 1 -F -s $size -n 20000 127.0.0.1 > /tmp/wbw.log 2>&1
+	k0=$(sroce_stat kicks)
+	w0=$(sroce_stat wqes)
+	loopback_perftest ib_write_bw -d sroce0 -x 1 -F -s $size -n 20000
 	rc=$?
-	wait
-	kicks=$(( $(stat kicks) - k0 ))
-	wqes=$(( $(stat wqes) - w0 ))
+	kicks=$(( $(sroce_stat kicks) - k0 ))
+	wqes=$(( $(sroce_stat wqes) - w0 ))
 	echo "# $size B: $wqes WQEs, $kicks kicks"
 	check "ib_write_bw $size B ran" test $rc -eq 0
 	check "engine started all 20000 WQEs ($wqes)" test "$wqes" -ge 20000
@@ -30,17 +26,14 @@ done
 # worker was woken is printed, not checked: 23-30 times in 6000 messages
 # when this test ran alone, 23, 533 and 810 in full suite runs, for a
 # reason not yet known.
-k0=$(stat kicks)
-w0=$(stat wqes)
-s0=$(stat sleeps)
-timeout 120 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 3000 > /dev/null 2>&1 &
-sleep 1.5
-timeout 120 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 3000 127.0.0.1 > /tmp/lat.log 2>&1
+k0=$(sroce_stat kicks)
+w0=$(sroce_stat wqes)
+s0=$(sroce_stat sleeps)
+loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 3000
 rc=$?
-wait
-kicks=$(( $(stat kicks) - k0 ))
-wqes=$(( $(stat wqes) - w0 ))
-sleeps=$(( $(stat sleeps) - s0 ))
+kicks=$(( $(sroce_stat kicks) - k0 ))
+wqes=$(( $(sroce_stat wqes) - w0 ))
+sleeps=$(( $(sroce_stat sleeps) - s0 ))
 echo "# ping-pong: $wqes WQEs, $kicks kicks, the worker slept $sleeps times"
 check "ib_send_lat ran" test $rc -eq 0
 check "engine started all 6000 WQEs ($wqes)" test "$wqes" -ge 6000

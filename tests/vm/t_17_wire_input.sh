@@ -3,22 +3,29 @@
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 
-m0=$(stat rx_drop_malformed) i0=$(stat rx_drop_icrc) q0=$(stat rx_drop_no_qp)
+# grew_by N BASE NAME...: the counters NAME... add up to BASE + N.
+grew_by() {
+	local n=$1 base=$2 sum=0 c
+	shift 2
+	for c; do sum=$((sum + $(sroce_stat "$c"))); done
+	[ $((sum - base)) -eq "$n" ]
+}
+
+m0=$(sroce_stat rx_drop_malformed) i0=$(sroce_stat rx_drop_icrc) q0=$(sroce_stat rx_drop_no_qp)
 /usr/bin/python3 ./roce_inject.py garbage 1000
 check "1000 random datagrams are all dropped as malformed or failing the ICRC" \
-	wait_for 10 sh -c "[ \$((\$(awk '\$1 == \"rx_drop_malformed\" || \$1 == \"rx_drop_icrc\" { s += \$2 } END { print s }' /sys/kernel/debug/sroce/engine) - $m0 - $i0)) -eq 1000 ]"
+	wait_for 10 grew_by 1000 $((m0 + i0)) rx_drop_malformed rx_drop_icrc
 
-q0=$(stat rx_drop_no_qp) i0=$(stat rx_drop_icrc)
+q0=$(sroce_stat rx_drop_no_qp) i0=$(sroce_stat rx_drop_icrc)
 /usr/bin/python3 ./roce_inject.py no_qp 200
 check "200 packets with a correct ICRC for an unknown QP: counted as no QP" \
-	wait_for 10 sh -c "[ \$((\$(awk '\$1 == \"rx_drop_no_qp\" { print \$2 }' /sys/kernel/debug/sroce/engine) - $q0)) -eq 200 ]"
-check_eq "their ICRC was accepted" "$i0" "$(stat rx_drop_icrc)"
+	wait_for 10 grew_by 200 "$q0" rx_drop_no_qp
+check_eq "their ICRC was accepted" "$i0" "$(sroce_stat rx_drop_icrc)"
 
 /usr/bin/python3 ./roce_inject.py bad_icrc 200
 check "200 packets with one bit flipped: counted as ICRC failures" \
-	wait_for 10 sh -c "[ \$((\$(awk '\$1 == \"rx_drop_icrc\" { print \$2 }' /sys/kernel/debug/sroce/engine) - $i0)) -eq 200 ]"
+	wait_for 10 grew_by 200 "$i0" rx_drop_icrc
 
 rdma link delete sroce0
 check "device gone" dev_absent sroce0

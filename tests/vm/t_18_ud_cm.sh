@@ -24,7 +24,6 @@ g6b=$(gid_index 2001:db8::11)
 echo "# GIDs: IPv4 $g4, $g4b; IPv6 $g6, $g6b"
 check_eq "GID 1 is ::ffff:192.0.2.1" 1 "$g4"
 
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 res_now() { rdma resource show | sed -n 's/^[0-9]*: sroce0: //p'; }
 res0=$(res_now)
 obj0=$(cat "$OBJECTS")
@@ -108,16 +107,16 @@ fi
 echo "# ud_test done at $SECONDS s"
 # --- ibv_ud_pingpong ------------------------------------------------------
 udpp() {	# udpp GID: 200 exchanges of 1024 B, buffers checked
-	local r0=$(stat ud_received) q0=$(stat rx_drop_qkey) n0=$(stat rx_drop_no_recv)
+	local r0=$(sroce_stat ud_received) q0=$(sroce_stat rx_drop_qkey) n0=$(sroce_stat rx_drop_no_recv)
 	pair "tcp_listening 18515" ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c \
 		-- ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c 127.0.0.1
 	both_ok || return 1
 	[ "$(n_lines srv '200 iters in')" = 1 ] && [ "$(n_lines cli '200 iters in')" = 1 ] ||
 		{ echo "# no '200 iters in' line"; return 1; }
 	! grep -qi 'invalid data' "$LOG/srv" "$LOG/cli" || { echo "# data check failed"; return 1; }
-	local r=$(( $(stat ud_received) - r0 ))
+	local r=$(( $(sroce_stat ud_received) - r0 ))
 	[ "$r" -ge 400 ] || { echo "# ud_received grew by $r"; return 1; }
-	[ "$(stat rx_drop_qkey)" = "$q0" ] && [ "$(stat rx_drop_no_recv)" = "$n0" ] ||
+	[ "$(sroce_stat rx_drop_qkey)" = "$q0" ] && [ "$(sroce_stat rx_drop_no_recv)" = "$n0" ] ||
 		{ echo "# datagrams dropped"; return 1; }
 }
 check "ibv_ud_pingpong -c, IPv4 (both sides, 400+ datagrams counted, none dropped)" udpp "$g4"
@@ -247,9 +246,9 @@ cli=$!
 connected() { rdma res show cm_id | grep -q "state CONNECT .*pid $cli "; }
 check "ib_send_bw -R connected" wait_for 10 connected
 sleep 2
-w0=$(stat wqes)
+w0=$(sroce_stat wqes)
 sleep 0.5
-check "and traffic flows" test "$(stat wqes)" -gt "$w0"
+check "and traffic flows" test "$(sroce_stat wqes)" -gt "$w0"
 kill -9 $cli
 wait $cli 2>/dev/null
 disconnected() {

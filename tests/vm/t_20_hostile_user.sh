@@ -6,7 +6,6 @@
 peer_netns quiet 2001:db8::2
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 
 check "sroce0 has the GID 2001:db8::1" wait_for 10 have_gid 2001:db8::1
 gidx=$(gid_index 2001:db8::1)
@@ -26,10 +25,10 @@ run_bounded() {
 }
 
 for way in back forward; do
-	r0=$(stat qp_ring_errors)
+	r0=$(sroce_stat qp_ring_errors)
 	run_bounded 30 "$T/hostile_user" producer sroce0 "$gidx" 2001:db8::2 $way
 	check_eq "the producer moved $way counts one ring error" \
-		1 $(($(stat qp_ring_errors) - r0))
+		1 $(($(sroce_stat qp_ring_errors) - r0))
 	check "objects are back to the baseline" wait_for 10 objects_at "$base"
 done
 
@@ -65,10 +64,10 @@ check "objects are back to the baseline" wait_for 10 objects_at "$base"
 run_bounded 30 "$T/hostile_user" sqd sroce0 "$gidx" 2001:db8::2
 check "objects are back to the baseline" wait_for 10 objects_at "$base"
 
-p0=$(stat shortcut_drop_peer)
+p0=$(sroce_stat shortcut_drop_peer)
 run_bounded 60 "$T/hostile_user" shortcut sroce0 "$gidx" 2001:db8::2
 check "the attackers' messages were dropped as not from the peer" \
-	[ $(($(stat shortcut_drop_peer) - p0)) -ge 2 ]
+	[ $(($(sroce_stat shortcut_drop_peer) - p0)) -ge 2 ]
 check "objects are back to the baseline" wait_for 10 objects_at "$base"
 
 run_bounded 120 "$T/hostile_user" mmap sroce0 200

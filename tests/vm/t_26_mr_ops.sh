@@ -6,7 +6,6 @@
 # with them. ibv_rereg_mr in every mode (mr_rereg); memory windows of
 # type 1 and 2 (mw_test).
 . ./lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 KMOD=$SROCE_TOP/tests/kmod/sroce_frwr_test.ko
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
@@ -17,9 +16,9 @@ check "the device offers MEM_MGT_EXTENSIONS" \
 
 run_kmod() {	# run_kmod GID_INDEX LABEL
 	local log r0 i0 b0
-	r0=$(stat fast_regs)
-	i0=$(stat invalidates)
-	b0=$(stat rx_bad_invalidate)
+	r0=$(sroce_stat fast_regs)
+	i0=$(sroce_stat invalidates)
+	b0=$(sroce_stat rx_bad_invalidate)
 	dmesg -C
 	check "$2: the test module loads" insmod "$KMOD" dev=sroce0 gid_index="$1"
 	rmmod sroce_frwr_test 2> /dev/null
@@ -29,10 +28,10 @@ run_kmod() {	# run_kmod GID_INDEX LABEL
 	check "$2: every check ran and passed" \
 		grep -Eq '^[1-9][0-9]* passed, 0 failed$' <<< "$log"
 	# REG_MRs that succeed: 5; keys invalidated: 4; bad SEND_INVs: 2.
-	check_eq "$2: fast_regs counted" 5 $(($(stat fast_regs) - r0))
-	check_eq "$2: invalidates counted" 4 $(($(stat invalidates) - i0))
+	check_eq "$2: fast_regs counted" 5 $(($(sroce_stat fast_regs) - r0))
+	check_eq "$2: invalidates counted" 4 $(($(sroce_stat invalidates) - i0))
 	check_eq "$2: rx_bad_invalidate counted" 2 \
-		$(($(stat rx_bad_invalidate) - b0))
+		$(($(sroce_stat rx_bad_invalidate) - b0))
 }
 run_kmod "$(gid_index ::ffff:192.0.2.1)" ipv4
 run_kmod "$(gid_index 2001:db8::1)" ipv6

@@ -3,17 +3,16 @@
 # hostile producer index), unmodified ibv_srq_pingpong and perftest's
 # --use-srq; objects return to their baseline.
 . ./lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 check "the device offers SRQs" \
 	sh -c "ibv_devinfo -v -d sroce0 | grep -Eq 'max_srq:[[:space:]]+[1-9]'"
-r0=$(stat qp_ring_errors)
+r0=$(sroce_stat qp_ring_errors)
 "$T/srq_test" sroce0 1
 check "srq_test" test $? -eq 0
 check_eq "the hostile producer failed one QP (qp_ring_errors)" 1 \
-	$(($(stat qp_ring_errors) - r0))
+	$(($(sroce_stat qp_ring_errors) - r0))
 
 srq_pingpong() {	# srq_pingpong ARGS...: server and client succeed
 	timeout 60 ibv_srq_pingpong -d sroce0 -g 1 "$@" > /tmp/srq-srv.log 2>&1 &

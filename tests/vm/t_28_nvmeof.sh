@@ -11,7 +11,6 @@
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 modprobe brd rd_nr=1 rd_size=65536
@@ -30,9 +29,9 @@ base=$(cat "$OBJECTS")
 # keeps its CQs on the device until the device goes: every other object
 # type must come back to its baseline.
 at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
-regs=$(stat fast_regs)
-invs=$(stat invalidates)
-bad_invs=$(stat rx_bad_invalidate)
+regs=$(sroce_stat fast_regs)
+invs=$(sroce_stat invalidates)
+bad_invs=$(sroce_stat rx_bad_invalidate)
 
 check "nvme discover over sroce0 lists the subsystem" sh -c \
 	"timeout 60 nvme discover -t rdma -a 192.0.2.1 -s 4420 | grep -q '$NQN'"
@@ -52,10 +51,10 @@ check "null_blk namespace: 4 KiB random reads at QD32" \
 	fio_run /tmp/fio-null.log --name=null --filename="$null" \
 	--rw=randread --bs=4k --iodepth=32 --size=64m --numjobs=2
 check "the host registered memory with REG_MR" \
-	test "$(stat fast_regs)" -gt $((regs + 1000))
+	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \
-	test "$(stat invalidates)" -gt $((invs + 1000))
-check_eq "no invalidation was refused" "$bad_invs" "$(stat rx_bad_invalidate)"
+	test "$(sroce_stat invalidates)" -gt $((invs + 1000))
+check_eq "no invalidation was refused" "$bad_invs" "$(sroce_stat rx_bad_invalidate)"
 
 check "nvme reset" timeout 60 nvme reset "/dev/$ctrl"
 check "the controller is live again after the reset" wait_for 60 nvme_live "$NQN"

@@ -7,19 +7,18 @@
 # vm-timeout: 600
 . ./lib.sh
 . ./nfs-lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 check "nfsd exports brd and listens on rdma 20049" nfs_server_up
 nfs_files 1 4095 4096 65537 1048576 8388608 67108864
 
-regs=$(stat fast_regs)
+regs=$(sroce_stat fast_regs)
 check "NFSv4.2 over RDMA: files of 1 B to 64 MiB, remounted, checksums match" \
 	nfs_round 4.2 192.0.2.1:/
 check "NFSv3 over RDMA: the same" nfs_round 3 "192.0.2.1:$NFS_EXPORT"
 check "NFSv4.2 over RDMA on IPv6: the same" nfs_round 4.2 "[2001:db8::1]:/" rdma6
 check "the client registered memory with REG_MR" \
-	test "$(stat fast_regs)" -gt $((regs + 100))
+	test "$(sroce_stat fast_regs)" -gt $((regs + 100))
 
 # nfsd restarts while a 64 MiB copy runs; the copy completes intact.
 check "NFSv4.2 mount for the restart" nfs_mount 4.2 192.0.2.1:/

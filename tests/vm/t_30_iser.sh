@@ -9,7 +9,6 @@
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 
@@ -18,7 +17,7 @@ base=$(cat "$OBJECTS")
 # LIO's isert takes its CQs from the core's CQ pool, which keeps them on
 # the device until it goes: every other object type comes back.
 at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
-regs=$(stat fast_regs)
+regs=$(sroce_stat fast_regs)
 check "open-iscsi discovers the target and logs in over iSER" \
 	iser_login 192.0.2.1
 [ -f /tmp/iser-login.log ] || sed 's/^/# /' /tmp/iser-disc.log
@@ -29,7 +28,7 @@ check "the session's transport is iser" sh -c \
 	"iscsiadm -m session -P 1 | grep -q 'Iface Transport: iser'"
 verify_lun iSER "/dev/$(iser_disk)" 512k
 check "the initiator registered memory with REG_MR" \
-	test "$(stat fast_regs)" -gt $((regs + 100))
+	test "$(sroce_stat fast_regs)" -gt $((regs + 100))
 check "logout" iser_logout 192.0.2.1
 check "every sroce object but pooled CQs is back at its baseline" \
 	wait_for 30 at_base

@@ -9,7 +9,6 @@
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 
@@ -29,13 +28,13 @@ back_at_base() {
 	echo "# objects:" $(cat "$OBJECTS") "; at the start:" $base
 	return 1
 }
-regs=$(stat fast_regs)
+regs=$(sroce_stat fast_regs)
 check "ib_srp logs in through RDMA/CM" srp_login sroce0 192.0.2.1 "$guid"
 disk_up() { [ -n "$(srp_disk)" ]; }
 check "the LUN shows up as a disk" wait_for 30 disk_up
 verify_lun SRP "/dev/$(srp_disk)" 4m
 check "the initiator registered memory with REG_MR" \
-	test "$(stat fast_regs)" -gt $((regs + 100))
+	test "$(sroce_stat fast_regs)" -gt $((regs + 100))
 check "the SRP host logs out" srp_logout
 check "every sroce object but pooled CQs is back at its baseline" \
 	back_at_base

@@ -13,7 +13,6 @@
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/sroce/engine; }
 
 # rdma_stack_unload: every module using ib_core, then ib_core, removed.
 rdma_stack_unload() {
@@ -41,10 +40,10 @@ declare -A per_io
 nios=$((2 * 16 * 1024 / 16))	# 16 MiB written, then read back, in 16 KiB
 verified_16k() {
 	local regs
-	regs=$(stat fast_regs)
+	regs=$(sroce_stat fast_regs)
 	check "$1: 16 KiB writes read back, verified" \
 		fio_verify "$2" --rw=write --bs=16k --iodepth=8 --size=16m
-	per_io[$1]=$((($(stat fast_regs) - regs) * 10 / nios))
+	per_io[$1]=$((($(sroce_stat fast_regs) - regs) * 10 / nios))
 	echo "# $1: ${per_io[$1]} tenths of a fast registration per I/O"
 }
 

@@ -149,6 +149,8 @@ struct sroce_dev {
 	/* Serializes allocations from tx_pool, which allows one at a time. */
 	spinlock_t tx_pool_lock;
 	bool net_open;
+	/* Event counts, per CPU; from newlink to dealloc_driver. */
+	struct sroce_stats __percpu *stats;
 };
 
 /* A piece of kernel memory mapped into user contexts. */
@@ -651,7 +653,11 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
-/* Module-wide engine event counts (debugfs sroce/engine). */
+/*
+ * A device's event counts, shown as its port's hw counters (rdma statistic,
+ * /sys/class/infiniband/DEV/ports/1/hw_counters). Packets and bytes are
+ * the wire's; a byte count covers BTH to ICRC.
+ */
 enum sroce_stat {
 	SROCE_STAT_KICKS,	/* system calls that woke the engine */
 	SROCE_STAT_WQES,	/* send WQEs started */
@@ -684,17 +690,33 @@ enum sroce_stat {
 	SROCE_STAT_FAST_REGS,	/* REG_MRs that made an MR valid */
 	SROCE_STAT_INVALIDATES,	/* keys invalidated, locally or remotely */
 	SROCE_STAT_RX_BAD_INVALIDATE,	/* SEND_INV naming a key it may not */
+	SROCE_STAT_TX_BYTES,	/* bytes of the RoCEv2 packets sent */
+	SROCE_STAT_RX_BYTES,	/* bytes of the packets handed to a QP */
+	SROCE_STAT_ERROR_NAKS,	/* fatal NAKs sent (invalid, access, op) */
+	SROCE_STAT_SEQ_NAKS_RCVD,	/* PSN sequence error NAKs received */
+	SROCE_STAT_RNR_NAKS_RCVD,	/* RNR NAKs received */
+	SROCE_STAT_ERROR_NAKS_RCVD,	/* fatal NAKs received */
 	SROCE_STAT_COUNT
 };
 
 /* sroce_stats.c (a leaf) */
 /* Per CPU: counted on every packet, from any context, with no shared line. */
-DECLARE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
+struct sroce_stats {
+	u64 n[SROCE_STAT_COUNT];
+};
 
-static inline void sroce_stat_add(enum sroce_stat stat, u64 n)
+static inline void sroce_stat_add(struct sroce_dev *sdev, enum sroce_stat stat,
+				  u64 n)
 {
-	this_cpu_add(sroce_stats[stat], n);
+	this_cpu_add(sdev->stats->n[stat], n);
 }
+
+/* The names, in enum sroce_stat's order. */
+extern const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT];
+int sroce_stats_alloc(struct sroce_dev *sdev);
+void sroce_stats_free(struct sroce_dev *sdev);
+/* values[SROCE_STAT_COUNT]: the counts summed over the CPUs. */
+void sroce_stats_sum(struct sroce_dev *sdev, u64 *values);
 
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);
@@ -720,6 +742,10 @@ int sroce_query_port(struct ib_device *ibdev, u32 port,
 int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 			     struct ib_port_immutable *immutable);
 enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev, u32 port);
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
 int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
@@ -856,7 +882,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_qp_debug_show(struct seq_file *s, void *unused);
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -5,6 +5,7 @@
  * sroce_cq.c.
  */
 #include "sroce.h"
+#include "sroce_trace.h"
 
 static bool sroce_cqe_wants_event(u32 arm, const struct sroce_cqe *cqe)
 {
@@ -67,6 +68,8 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	}
 unlock:
 	spin_unlock_irqrestore(&cq->lock, flags);
+	trace_sroce_cqe(cq->ibcq.res.id, cqe->qp_num, cqe->wr_id, cqe->status,
+			cqe->opcode, cqe->byte_len);
 
 	if (overflow && cq->ibcq.event_handler) {
 		struct ib_event ev = {

@@ -136,6 +136,21 @@ int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+/* The port's hw counters: the device's event counts (sroce_stats.c). */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port)
+{
+	/* Lifespan 0: every read sums the CPUs' counts afresh. */
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_STAT_COUNT, 0);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	sroce_stats_sum(to_sdev(ibdev), stats->value);
+	return SROCE_STAT_COUNT;
+}
+
 enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev, u32 port)
 {
 	return IB_LINK_LAYER_ETHERNET;

@@ -258,7 +258,7 @@ static int sroce_worker_fn(void *arg)
 		    test_bit(SROCE_WORKER_WOKEN, &w->pending)) {
 			__set_current_state(TASK_RUNNING);
 		} else {
-			sroce_stat_add(SROCE_STAT_SLEEPS, 1);
+			sroce_stat_add(w->sdev, SROCE_STAT_SLEEPS, 1);
 			if (tx_blocked)
 				schedule_timeout(1);
 			else
@@ -299,7 +299,7 @@ void sroce_engine_run(struct sroce_qp *qp)
 	bool idle, answering;
 	u32 rx_psn;
 
-	sroce_stat_add(SROCE_STAT_KICKS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_KICKS, 1);
 	/*
 	 * Sampled before the passes: an answer that arrives during this
 	 * kick's own passes (the peer posted it meanwhile) makes the next

@@ -72,7 +72,7 @@ static int sroce_kick_wake(struct wait_queue_entry *wait, unsigned int mode,
 		clear_bit(SROCE_KICK_QUEUED, &qp->kick.flags);
 		sroce_qp_put(qp);
 	}
-	sroce_stat_add(SROCE_STAT_KICK_WAKES, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_KICK_WAKES, 1);
 	sroce_worker_wake(qp->worker);
 	return 0;
 }

@@ -20,6 +20,7 @@
 
 #include <sroce/roce_hdr.h>
 #include "sroce_seg.h"
+#include "sroce_trace.h"
 #include "sroce_wake.h"
 
 /* Payload bytes per packet on the shortcut: a whole message. */
@@ -87,6 +88,8 @@ static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				  const struct sroce_seg *segs,
 				  unsigned int nsegs, u32 off, u32 len)
 {
+	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt->dest_qpn, pkt->opcode,
+			   pkt->psn, len, qp->wire);
 	if (qp->wire)
 		return sroce_wire_xmit(qp, pkt, segs, nsegs, off, len);
 	return sroce_shortcut_xmit(qp, pkt, segs, nsegs, off, len);

@@ -17,7 +17,6 @@
 #include <linux/debugfs.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
@@ -63,8 +62,6 @@ static void sroce_limits_init(struct sroce_limits *lim)
 
 static struct dentry *sroce_debugfs;
 
-DEFINE_SHOW_ATTRIBUTE(sroce_qp_debug);
-
 static void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
@@ -78,6 +75,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ida_destroy(&sdev->pdn_ida);
 	xa_destroy(&sdev->mr_xa);
+	sroce_stats_free(sdev);
 	sroce_obj_dec(SROCE_OBJ_DEVICE);
 }
 
@@ -97,6 +95,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.dereg_mr = sroce_dereg_mr,
@@ -108,7 +107,9 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.device_group = &sroce_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.get_port_immutable = sroce_get_port_immutable,
 	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
@@ -217,20 +218,18 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	sdev->mr_next = 1;
 	sdev->port_was_active = sroce_port_active(sdev);
+	err = sroce_stats_alloc(sdev);
+	if (err)
+		goto err_dealloc;
 	err = sroce_engine_start(sdev);
 	if (!err)
 		sroce_status_update(sdev);
-	if (err) {
-		ida_destroy(&sdev->pdn_ida);
-		ib_dealloc_device(&sdev->ibdev);
-		return err;
-	}
+	if (err)
+		goto err_stats;
 	err = sroce_net_open(sdev);
 	if (err) {
 		sroce_engine_stop(sdev);
-		ida_destroy(&sdev->pdn_ida);
-		ib_dealloc_device(&sdev->ibdev);
-		return err;
+		goto err_stats;
 	}
 
 	mutex_lock(&sroce_devices_lock);
@@ -269,6 +268,9 @@ err_unlock:
 	mutex_unlock(&sroce_devices_lock);
 	sroce_net_close(sdev);
 	sroce_engine_stop(sdev);
+err_stats:
+	sroce_stats_free(sdev);
+err_dealloc:
 	ida_destroy(&sdev->pdn_ida);
 	ib_dealloc_device(&sdev->ibdev);
 	return err;
@@ -386,8 +388,6 @@ static int __init sroce_init(void)
 
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
 	sroce_stats_debugfs(sroce_debugfs);
-	debugfs_create_file("qps", 0400, sroce_debugfs, NULL,
-			    &sroce_qp_debug_fops);
 
 	rdma_link_register(&sroce_link_ops);
 	return 0;

@@ -125,7 +125,7 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 		/* Publishes the fields above; pairs with sroce_mr_names(). */
 		smp_store_release(&mr->state, SROCE_MR_VALID);
 		status = IB_WC_SUCCESS;
-		sroce_stat_add(SROCE_STAT_FAST_REGS, 1);
+		sroce_stat_add(sdev, SROCE_STAT_FAST_REGS, 1);
 	}
 	spin_unlock(&mr->state_lock);
 	sroce_mr_put(mr);
@@ -144,7 +144,7 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	if (mr->state != SROCE_MR_FREE && mr->key == key) {
 		WRITE_ONCE(mr->state, SROCE_MR_INVALID);
 		err = 0;
-		sroce_stat_add(SROCE_STAT_INVALIDATES, 1);
+		sroce_stat_add(sdev, SROCE_STAT_INVALIDATES, 1);
 	}
 	spin_unlock(&mr->state_lock);
 	sroce_mr_put(mr);

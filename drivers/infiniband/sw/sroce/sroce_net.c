@@ -84,6 +84,46 @@ static struct sroce_qp *sroce_net_rx_qp(struct net_device *ndev, u32 qpn)
 	return qp;
 }
 
+/* The GSI QP of the sroce device on ndev (or on the VLAN's real device). */
+static struct sroce_qp *sroce_net_port_gsi(struct net_device *ndev)
+{
+	if (is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
+	return sroce_gsi_qp_get(ndev->ifindex);
+}
+
+/*
+ * Counts a packet dropped before its QP was known, on a sroce device
+ * (through its GSI QP, which exists from registration on): the one on the
+ * netdev the packet arrived on; for a packet this host sent itself (it
+ * arrived on loopback), the one on the netdev that owns its destination
+ * address. With neither it was not for a sroce device.
+ */
+static void sroce_net_rx_drop(struct sk_buff *skb, enum sroce_stat why)
+{
+	struct net_device *ndev = skb->dev;
+	struct sroce_qp *gsi;
+
+	gsi = sroce_net_port_gsi(ndev);
+	if (!gsi && (ndev->flags & IFF_LOOPBACK)) {
+		rcu_read_lock();
+		if (ip_hdr(skb)->version == 4)
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else
+			ndev = ipv6_stub->ipv6_dev_find(dev_net(ndev),
+							&ipv6_hdr(skb)->daddr,
+							NULL);
+		if (ndev)
+			gsi = sroce_net_port_gsi(ndev);
+		rcu_read_unlock();
+	}
+	if (!gsi)
+		return;
+	sroce_stat_add(gsi->sdev, why, 1);
+	sroce_qp_put(gsi);
+}
+
 /*
  * A datagram to a multicast group: its members are found by IP address,
  * and each gets a clone (the last one the packet itself).
@@ -106,7 +146,7 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
 	if (sroce_mcast_gid_ok(&mgid))
 		n = sroce_mcast_members(ndev->ifindex, &mgid, members);
 	if (!n) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+		sroce_net_rx_drop(skb, SROCE_STAT_RX_DROP_NO_QP);
 		kfree_skb(skb);
 		return;
 	}
@@ -175,7 +215,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto malformed;
 
 	if (!sroce_net_rx_icrc_ok(skb)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_ICRC, 1);
+		sroce_net_rx_drop(skb, SROCE_STAT_RX_DROP_ICRC);
 		kfree_skb(skb);
 		return 0;
 	}
@@ -188,7 +228,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (!qp || !sroce_net_dev_matches(qp, skb->dev)) {
 		if (qp)
 			sroce_qp_put(qp);
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_QP, 1);
+		sroce_net_rx_drop(skb, SROCE_STAT_RX_DROP_NO_QP);
 		kfree_skb(skb);
 		return 0;
 	}
@@ -197,7 +237,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	return 0;
 
 malformed:
-	sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+	sroce_net_rx_drop(skb, SROCE_STAT_RX_DROP_MALFORMED);
 	kfree_skb(skb);
 	return 0;
 }
@@ -232,12 +272,12 @@ static bool sroce_wire_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	if (!sroce_qp_is_ud(qp) && !sroce_wire_from_peer(qp, skb)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_ADDRESS, 1);
 		kfree_skb(skb);
 		return;
 	}
 	if (skb_queue_len(&qp->rx_skbs) >= SROCE_RX_QUEUE_MAX) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_QUEUE, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		kfree_skb(skb);
 		return;
 	}
@@ -302,16 +342,17 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 		rx->pkt = &rx->parsed;
 		if (!READ_ONCE(qp->wire)) {
 			/* Queued while the QP was on the wire, before a reset. */
-			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		} else if (!sroce_wire_from_peer(qp, skb)) {
-			sroce_stat_add(SROCE_STAT_RX_DROP_ADDRESS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_ADDRESS, 1);
 		} else if (sroce_pkt_parse(skb->data, skb->len, rx->pkt) !=
 			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx)) {
-			sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_MALFORMED, 1);
 		} else if (!sroce_pkey_matches_default(rx->pkt->pkey)) {
-			sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PKEY, 1);
 		} else {
-			sroce_stat_add(SROCE_STAT_RX_PKTS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_PKTS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_BYTES, skb->len);
 			rx->skb = skb;
 			rx->msg = NULL;
 			return true;

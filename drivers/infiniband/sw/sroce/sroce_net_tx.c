@@ -326,11 +326,12 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_path *path = &qp->path;
 	struct dst_entry *dst;
 	struct udphdr *uh;
+	unsigned int len;
 	int err;
 
 	dst = sroce_net_route(qp);
 	if (IS_ERR(dst)) {
-		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_TX_ERRORS, 1);
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
@@ -342,6 +343,7 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	uh->dest = htons(ROCE_V2_UDP_DPORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;
+	len = skb->len - sizeof(*uh);
 
 	sroce_net_push_ip(path, skb, dst);
 	skb_dst_set(skb, dst);
@@ -356,10 +358,11 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	else
 		err = ip_local_out(&init_net, NULL, skb);
 	if (unlikely(net_xmit_eval(err))) {
-		sroce_stat_add(SROCE_STAT_TX_ERRORS, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_TX_ERRORS, 1);
 		return -EIO;
 	}
-	sroce_stat_add(SROCE_STAT_TX_PKTS, 1);
+	sroce_stat_add(sdev, SROCE_STAT_TX_PKTS, 1);
+	sroce_stat_add(sdev, SROCE_STAT_TX_BYTES, len);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <sroce/uabi.h>
 #include "sroce.h"
 #include "sroce_link.h"
+#include "sroce_trace.h"
 #include "sroce_wake.h"
 
 static int sroce_check_caps(struct ib_qp_cap *cap)
@@ -511,6 +512,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr_mask = 0;
 		sroce_engine_drop_rx(qp);
 	}
+	trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, new);
 	WRITE_ONCE(qp->state, new);
 	/* The kick below also serves any note left meanwhile. */
 	mutex_unlock(&qp->worker->lock);

@@ -7,7 +7,8 @@
  * - lookups run under RCU and take a reference (qp->refs), which
  *   destroy_qp waits for; a QP is in a table only while it is complete.
  */
-#include <linux/seq_file.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 #include "sroce.h"
 
 static DEFINE_XARRAY_FLAGS(sroce_qps, XA_FLAGS_ALLOC);
@@ -63,47 +64,60 @@ struct sroce_qp *sroce_qp_find_rcu(u32 qpn)
 }
 
 /*
- * debugfs "qps": a line per QP with its rings and PSNs, for finding where
- * a stuck connection waits. Worker-owned fields are read without the
- * worker, so a line is a hint, not a snapshot. The QPs stay allocated
- * under rcu_read_lock(): destroy waits for RCU readers before freeing.
+ * restrack's driver details of a QP (rdma resource show qp -dd): where it
+ * sends, its rings and PSNs, for finding where a stuck connection waits.
+ * Worker-owned fields are read without the worker, so the details are a
+ * hint, not a snapshot; restrack holds the QP.
  */
-static u32 sroce_qp_debug_producer(struct sroce_queue *q)
+static u32 sroce_qp_res_producer(struct sroce_queue *q)
 {
 	return q->hdr ? sroce_ring_read_index(&q->hdr->producer) : 0;
 }
 
-static void sroce_qp_debug_line(struct seq_file *s, struct sroce_qp *qp)
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	seq_printf(s, "qpn %u type %d state %d wire %d",
-		   qp->ibqp.qp_num, qp->ibqp.qp_type, READ_ONCE(qp->state),
-		   READ_ONCE(qp->wire));
-	seq_printf(s, " sq retire %u next %u fetched %u producer %u",
-		   READ_ONCE(qp->req.sq_retire), READ_ONCE(qp->req.sq_next),
-		   READ_ONCE(qp->req.sq_fetched), sroce_qp_debug_producer(&qp->sq));
-	seq_printf(s, " rq index %u producer %u",
-		   READ_ONCE(qp->rq.index), sroce_qp_debug_producer(&qp->rq));
-	seq_printf(s, " psn req %u una %u sent %u expected %u rx_seq %d",
-		   READ_ONCE(qp->req.req_psn), READ_ONCE(qp->req.una_psn),
-		   READ_ONCE(qp->req.sent_psn), READ_ONCE(qp->resp.rx_expected_psn),
-		   READ_ONCE(qp->resp.rx_seq));
-	seq_printf(s, " rx_skbs %u resend %d retries %u\n",
-		   skb_queue_len_lockless(&qp->rx_skbs),
-		   READ_ONCE(qp->req.resend_at) != 0, READ_ONCE(qp->req.retries));
-}
+	struct sroce_qp *qp = to_sqp(ibqp);
+	const struct {
+		const char *name;
+		u32 value;
+	} v[] = {
+		{ "worker", qp->worker ? qp->worker->index : 0 },
+		{ "sq_retire", READ_ONCE(qp->req.sq_retire) },
+		{ "sq_next", READ_ONCE(qp->req.sq_next) },
+		{ "sq_fetched", READ_ONCE(qp->req.sq_fetched) },
+		{ "sq_producer", sroce_qp_res_producer(&qp->sq) },
+		{ "rq_index", READ_ONCE(qp->rq.index) },
+		{ "rq_producer", sroce_qp_res_producer(&qp->rq) },
+		{ "req_psn", READ_ONCE(qp->req.req_psn) },
+		{ "una_psn", READ_ONCE(qp->req.una_psn) },
+		{ "sent_psn", READ_ONCE(qp->req.sent_psn) },
+		{ "expected_psn", READ_ONCE(qp->resp.rx_expected_psn) },
+		{ "reads_outstanding", READ_ONCE(qp->req.rd_outstanding) },
+		{ "reads_to_answer", READ_ONCE(qp->resp.rd_head) -
+				     READ_ONCE(qp->resp.rd_tail) },
+		{ "retries", READ_ONCE(qp->req.retries) },
+		{ "rnr_retries", READ_ONCE(qp->req.rnr_retries) },
+		{ "resend_armed", READ_ONCE(qp->req.resend_at) != 0 },
+		{ "rx_skbs", skb_queue_len_lockless(&qp->rx_skbs) },
+	};
+	struct nlattr *table;
+	unsigned int i;
 
-int sroce_qp_debug_show(struct seq_file *s, void *unused)
-{
-	struct sroce_qp *qp;
-	unsigned long id;
-
-	rcu_read_lock();
-	xa_for_each(&sroce_gsi_qps, id, qp)
-		sroce_qp_debug_line(s, qp);
-	xa_for_each(&sroce_qps, id, qp)
-		sroce_qp_debug_line(s, qp);
-	rcu_read_unlock();
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "link", READ_ONCE(qp->wire) ?
+				      "wire" : "shortcut"))
+		goto cancel;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (rdma_nl_put_driver_u32(msg, v[i].name, v[i].value))
+			goto cancel;
+	nla_nest_end(msg, table);
 	return 0;
+
+cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 /* For kernel CQ polling: the CQ's QPs outlive their completions. */

@@ -10,15 +10,18 @@
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 #include "sroce_rc.h"
+#include "sroce_trace.h"
 
 /* A packet from either link, from the QP's peer (the link checked). */
 static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	struct sroce_pkt *pkt = rx->pkt;
 
+	trace_sroce_pkt_rx(qp->ibqp.qp_num, pkt->dest_qpn, pkt->opcode,
+			   pkt->psn, pkt->payload_len, READ_ONCE(qp->wire));
 	if ((pkt->opcode & SROCE_OPC_SERVICE_MASK) !=
 	    (sroce_qp_is_uc(qp) ? IB_OPCODE_UC : IB_OPCODE_RC)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
 	if (sroce_qp_is_uc(qp)) {
@@ -32,7 +35,7 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 		return;
 	}
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	if (pkt->opcode == IB_OPCODE_ACKNOWLEDGE)

@@ -31,6 +31,7 @@
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 #include "sroce_rc.h"
+#include "sroce_trace.h"
 
 static unsigned long sroce_timeout_jiffies(u8 timeout)
 {
@@ -201,7 +202,8 @@ static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 			qp->req.tx_pkt = sroce_rc_goback_pkt(psn, sw->psn, rd);
 			qp->req.goback_psn = psn;
 			qp->req.goback_valid = true;
-			sroce_stat_add(SROCE_STAT_RETRANSMITS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RETRANSMITS, 1);
+			trace_sroce_retransmit(qp->ibqp.qp_num, psn);
 			return;
 		}
 	}
@@ -312,7 +314,7 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	 * Older ones are stale duplicates and change nothing below.
 	 */
 	if (!sroce_psn_before(psn, qp->req.sent_psn)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	switch (sroce_aeth_kind(pkt->aeth_syndrome)) {
@@ -322,6 +324,8 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		qp->req.rnr_retries = 0;
 		break;
 	case SROCE_AETH_KIND_RNR:
+		sroce_stat_add(qp->sdev, SROCE_STAT_RNR_NAKS_RCVD, 1);
+		trace_sroce_nak(qp->ibqp.qp_num, psn, pkt->aeth_syndrome, false);
 		sroce_rc_ack_upto(qp, sroce_psn_add(psn, -1), false);
 		if (!sroce_rc_head_holds(qp, psn))
 			return;
@@ -335,6 +339,10 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		sroce_arm_timer(qp, jiffies + sroce_rnr_jiffies(value));
 		return;
 	case SROCE_AETH_KIND_NAK:
+		sroce_stat_add(qp->sdev, value == SROCE_NAK_PSN_SEQUENCE ?
+			       SROCE_STAT_SEQ_NAKS_RCVD :
+			       SROCE_STAT_ERROR_NAKS_RCVD, 1);
+		trace_sroce_nak(qp->ibqp.qp_num, psn, pkt->aeth_syndrome, false);
 		sroce_rc_ack_upto(qp, sroce_psn_add(psn, -1), false);
 		if (value == SROCE_NAK_PSN_SEQUENCE) {
 			sroce_rc_go_back(qp, psn, false);
@@ -347,7 +355,7 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				sroce_rc_nak_status[value] : IB_WC_REM_OP_ERR);
 		return;
 	default:
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	sroce_rc_rearm(qp);
@@ -366,7 +374,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 
 	if (!sroce_rc_answers_outstanding(psn, qp->req.una_psn, qp->req.sent_psn)) {
 		/* A duplicate, or nothing we asked for. */
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	/* Responses come in PSN order: SEND/WRITEs before psn are through. */
@@ -399,7 +407,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 
 		if (pkt->opcode != sroce_rc_read_resp_opcode(idx, sw->npkts) ||
 		    pkt->payload_len != len) {
-			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 			return;
 		}
 		if (len) {
@@ -414,7 +422,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 		in = sroce_kseg(&orig, sizeof(orig));
 		sroce_segs_copy(sw->segs, sw->num_segs, &in, 1, sizeof(orig));
 	} else {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	qp->req.una_psn = sroce_psn_add(psn, 1);
@@ -454,7 +462,7 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 		if (qp->req.rnr_wait) {
 			qp->req.rnr_wait = false;
 		} else if (sroce_rc_outstanding(qp)) {
-			sroce_stat_add(SROCE_STAT_TIMEOUTS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_TIMEOUTS, 1);
 			/* retry_cnt counts resends; unlike rnr_retry, 7 is 7. */
 			if (sroce_rc_retries_spent(++qp->req.retries,
 						   qp->attr.retry_cnt)) {
@@ -483,7 +491,9 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 			if (sw->status == IB_WC_SUCCESS)
 				sw->status = sroce_rc_prepare(qp, sw);
 			qp->req.sq_fetched++;
-			sroce_stat_add(SROCE_STAT_WQES, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_WQES, 1);
+			trace_sroce_wqe(qp->ibqp.qp_num, qp->req.sq_next,
+					sw->wqe->ctrl.opcode, sw->status);
 		}
 		if (sw->status != IB_WC_SUCCESS) {
 			/* Never sent: it fails once all before it are done. */

@@ -19,6 +19,7 @@
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 #include "sroce_rc.h"
+#include "sroce_trace.h"
 
 /* An ACK, RNR NAK or NAK for psn, with the responder's current MSN. */
 static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
@@ -179,7 +180,7 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 		 */
 		if ((flags & SROCE_HDR_IETH) &&
 		    sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, pkt->ieth_rkey)) {
-			sroce_stat_add(SROCE_STAT_RX_BAD_INVALIDATE, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_BAD_INVALIDATE, 1);
 			sroce_rc_finish_recv(qp, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV,
 					     0, pkt);
 			return SROCE_RC_NAK_INVALID;
@@ -352,7 +353,7 @@ static void sroce_rc_replay_read(struct sroce_qp *qp,
 	e->mem = mem;
 	return;
 drop:
-	sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_REPLAY, 1);
 }
 
 static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
@@ -383,6 +384,7 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 /* Sends an RNR NAK or NAK after the responses before it. */
 static void sroce_rc_queue_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
+	trace_sroce_nak(qp->ibqp.qp_num, psn, syndrome, true);
 	qp->resp.ctrl_pending = true;
 	qp->resp.ctrl_syndrome = syndrome;
 	qp->resp.ctrl_psn = psn;
@@ -399,7 +401,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_rd_resp *e, *found = NULL;
 	u32 i;
 
-	sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_DUPLICATES, 1);
 	switch (pkt->opcode) {
 	case IB_OPCODE_RDMA_READ_REQUEST:
 		sroce_rc_replay_read(qp, pkt);
@@ -413,7 +415,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				found = e;
 		}
 		if (!found) {
-			sroce_stat_add(SROCE_STAT_RX_DROP_REPLAY, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_REPLAY, 1);
 			return;
 		}
 		/* Still queued: it will be sent anyway. */
@@ -443,7 +445,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
  */
 static void sroce_uc_drop_message(struct sroce_qp *qp, enum sroce_stat why)
 {
-	sroce_stat_add(why, 1);
+	sroce_stat_add(qp->sdev, why, 1);
 	sroce_rc_drop_message(qp, true);
 }
 
@@ -455,12 +457,12 @@ void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	if (sroce_psn_classify(pkt->psn, qp->resp.rx_expected_psn) ==
 	    SROCE_PSN_DUPLICATE) {
-		sroce_stat_add(SROCE_STAT_DUPLICATES, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_DUPLICATES, 1);
 		return;
 	}
 	if (pkt->psn != qp->resp.rx_expected_psn && qp->resp.rx_seq != SROCE_RC_SEQ_NONE)
@@ -498,13 +500,13 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	class = sroce_psn_classify(pkt->psn, qp->resp.rx_expected_psn);
 	if (class == SROCE_PSN_AHEAD) {
 		if (!qp->resp.nak_sent) {
-			sroce_stat_add(SROCE_STAT_SEQ_NAKS, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_SEQ_NAKS, 1);
 			sroce_rc_queue_nak(qp,
 					   sroce_aeth_nak(SROCE_NAK_PSN_SEQUENCE),
 					   qp->resp.rx_expected_psn);
@@ -571,7 +573,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 			qp->resp.ack_pending = true;
 		return;
 	case SROCE_RC_RNR:
-		sroce_stat_add(SROCE_STAT_RNR_NAKS, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RNR_NAKS, 1);
 		sroce_rc_queue_nak(qp, sroce_aeth_rnr(qp->attr.min_rnr_timer),
 				   pkt->psn);
 		return;
@@ -579,6 +581,9 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		return;
 	default:
 		/* Fatal for the connection: say why, then stop. */
+		sroce_stat_add(qp->sdev, SROCE_STAT_ERROR_NAKS, 1);
+		trace_sroce_nak(qp->ibqp.qp_num, pkt->psn,
+				sroce_aeth_nak(sroce_rc_verdict_nak[v]), true);
 		sroce_rc_send_aeth(qp, sroce_aeth_nak(sroce_rc_verdict_nak[v]),
 				   pkt->psn);
 		sroce_rc_release_rx(qp);

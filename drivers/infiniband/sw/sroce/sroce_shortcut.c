@@ -194,7 +194,7 @@ static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
 	    sender->ibqp.qp_num != qp->attr.dest_qp_num ||
 	    !ipv6_addr_equal(sgid, &qp->path.daddr) ||
 	    !ipv6_addr_equal(dgid, &qp->path.saddr)) {
-		sroce_stat_add(SROCE_STAT_SHORTCUT_DROP_PEER, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_DROP_PEER, 1);
 		return false;
 	}
 	return true;
@@ -227,7 +227,7 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	struct sroce_rx rx __uninitialized;
 
 	if (READ_ONCE(dest->wire)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	if (!sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
@@ -242,7 +242,7 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	w->handing_over = true;
 	sroce_shortcut_takers[dest->ibqp.qp_type](dest, &rx);
 	w->handing_over = false;
-	sroce_stat_add(SROCE_STAT_SHORTCUT_HAND_OVERS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_HAND_OVERS, 1);
 	sroce_worker_notify(dest);
 }
 
@@ -316,7 +316,7 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 	while ((msg = sroce_shortcut_pop(qp))) {
 		if (READ_ONCE(qp->wire)) {
 			/* Queued before a reset put the QP on the wire. */
-			sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 			sroce_lmsg_free(msg);
 			continue;
 		}

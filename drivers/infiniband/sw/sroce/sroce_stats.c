@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics and object accounting: module-wide engine event counters and
- * counts of live driver objects, shown in debugfs (sroce/engine,
- * sroce/objects). A leaf: anyone may call it, it calls nothing of the
- * module.
+ * Statistics and object accounting: each device's event counts, which the
+ * core shows as its port's hw counters (rdma statistic show link DEV/1,
+ * sysfs ports/1/hw_counters), and module-wide counts of live driver
+ * objects in debugfs (sroce/objects). A leaf: anyone may call it, it
+ * calls nothing of the module.
  */
 #include <linux/debugfs.h>
 #include <linux/percpu.h>
@@ -11,57 +12,69 @@
 #include "sroce.h"
 
 static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
-DEFINE_PER_CPU(u64 [SROCE_STAT_COUNT], sroce_stats);
 
-static const char *const sroce_stat_names[SROCE_STAT_COUNT] = {
-	[SROCE_STAT_KICKS] = "kicks",
-	[SROCE_STAT_WQES] = "wqes",
-	[SROCE_STAT_SLEEPS] = "sleeps",
-	[SROCE_STAT_TX_PKTS] = "tx_packets",
-	[SROCE_STAT_TX_ERRORS] = "tx_errors",
-	[SROCE_STAT_RX_PKTS] = "rx_packets",
-	[SROCE_STAT_RX_DROP_MALFORMED] = "rx_drop_malformed",
-	[SROCE_STAT_RX_DROP_ICRC] = "rx_drop_icrc",
-	[SROCE_STAT_RX_DROP_NO_QP] = "rx_drop_no_qp",
-	[SROCE_STAT_RX_DROP_QUEUE] = "rx_drop_queue_full",
-	[SROCE_STAT_RX_DROP_PROTOCOL] = "rx_drop_protocol",
-	[SROCE_STAT_DUPLICATES] = "duplicate_requests",
-	[SROCE_STAT_SEQ_NAKS] = "seq_naks_sent",
-	[SROCE_STAT_RNR_NAKS] = "rnr_naks_sent",
-	[SROCE_STAT_RETRANSMITS] = "retransmits",
-	[SROCE_STAT_TIMEOUTS] = "timeouts",
-	[SROCE_STAT_UD_SENT] = "ud_sent",
-	[SROCE_STAT_UD_RECEIVED] = "ud_received",
-	[SROCE_STAT_RX_DROP_QKEY] = "rx_drop_qkey",
-	[SROCE_STAT_RX_DROP_PKEY] = "rx_drop_pkey",
-	[SROCE_STAT_RX_DROP_NO_RECV] = "rx_drop_no_recv",
-	[SROCE_STAT_UD_NO_DEST] = "ud_no_dest",
-	[SROCE_STAT_KICK_WAKES] = "kick_wakes",
-	[SROCE_STAT_RX_DROP_ADDRESS] = "rx_drop_address",
-	[SROCE_STAT_RX_DROP_REPLAY] = "rx_drop_replay",
-	[SROCE_STAT_SHORTCUT_DROP_PEER] = "shortcut_drop_peer",
-	[SROCE_STAT_SHORTCUT_HAND_OVERS] = "shortcut_hand_overs",
-	[SROCE_STAT_QP_RING_ERRORS] = "qp_ring_errors",
-	[SROCE_STAT_FAST_REGS] = "fast_regs",
-	[SROCE_STAT_INVALIDATES] = "invalidates",
-	[SROCE_STAT_RX_BAD_INVALIDATE] = "rx_bad_invalidate",
+const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
+	[SROCE_STAT_KICKS].name = "kicks",
+	[SROCE_STAT_WQES].name = "wqes",
+	[SROCE_STAT_SLEEPS].name = "sleeps",
+	[SROCE_STAT_TX_PKTS].name = "tx_packets",
+	[SROCE_STAT_TX_ERRORS].name = "tx_errors",
+	[SROCE_STAT_RX_PKTS].name = "rx_packets",
+	[SROCE_STAT_RX_DROP_MALFORMED].name = "rx_drop_malformed",
+	[SROCE_STAT_RX_DROP_ICRC].name = "rx_drop_icrc",
+	[SROCE_STAT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
+	[SROCE_STAT_RX_DROP_QUEUE].name = "rx_drop_queue_full",
+	[SROCE_STAT_RX_DROP_PROTOCOL].name = "rx_drop_protocol",
+	[SROCE_STAT_DUPLICATES].name = "duplicate_requests",
+	[SROCE_STAT_SEQ_NAKS].name = "seq_naks_sent",
+	[SROCE_STAT_RNR_NAKS].name = "rnr_naks_sent",
+	[SROCE_STAT_RETRANSMITS].name = "retransmits",
+	[SROCE_STAT_TIMEOUTS].name = "timeouts",
+	[SROCE_STAT_UD_SENT].name = "ud_sent",
+	[SROCE_STAT_UD_RECEIVED].name = "ud_received",
+	[SROCE_STAT_RX_DROP_QKEY].name = "rx_drop_qkey",
+	[SROCE_STAT_RX_DROP_PKEY].name = "rx_drop_pkey",
+	[SROCE_STAT_RX_DROP_NO_RECV].name = "rx_drop_no_recv",
+	[SROCE_STAT_UD_NO_DEST].name = "ud_no_dest",
+	[SROCE_STAT_KICK_WAKES].name = "kick_wakes",
+	[SROCE_STAT_RX_DROP_ADDRESS].name = "rx_drop_address",
+	[SROCE_STAT_RX_DROP_REPLAY].name = "rx_drop_replay",
+	[SROCE_STAT_SHORTCUT_DROP_PEER].name = "shortcut_drop_peer",
+	[SROCE_STAT_SHORTCUT_HAND_OVERS].name = "shortcut_hand_overs",
+	[SROCE_STAT_QP_RING_ERRORS].name = "qp_ring_errors",
+	[SROCE_STAT_FAST_REGS].name = "fast_regs",
+	[SROCE_STAT_INVALIDATES].name = "invalidates",
+	[SROCE_STAT_RX_BAD_INVALIDATE].name = "rx_bad_invalidate",
+	[SROCE_STAT_TX_BYTES].name = "tx_bytes",
+	[SROCE_STAT_RX_BYTES].name = "rx_bytes",
+	[SROCE_STAT_ERROR_NAKS].name = "error_naks_sent",
+	[SROCE_STAT_SEQ_NAKS_RCVD].name = "seq_naks_received",
+	[SROCE_STAT_RNR_NAKS_RCVD].name = "rnr_naks_received",
+	[SROCE_STAT_ERROR_NAKS_RCVD].name = "error_naks_received",
 };
 
-static int sroce_engine_stats_show(struct seq_file *s, void *unused)
+int sroce_stats_alloc(struct sroce_dev *sdev)
+{
+	sdev->stats = alloc_percpu(struct sroce_stats);
+	return sdev->stats ? 0 : -ENOMEM;
+}
+
+void sroce_stats_free(struct sroce_dev *sdev)
+{
+	free_percpu(sdev->stats);
+	sdev->stats = NULL;
+}
+
+void sroce_stats_sum(struct sroce_dev *sdev, u64 *values)
 {
 	int i, cpu;
-	u64 v;
 
 	for (i = 0; i < SROCE_STAT_COUNT; i++) {
-		v = 0;
+		values[i] = 0;
 		for_each_possible_cpu(cpu)
-			v += per_cpu(sroce_stats, cpu)[i];
-		seq_printf(s, "%s %llu\n", sroce_stat_names[i],
-			   (unsigned long long)v);
+			values[i] += per_cpu_ptr(sdev->stats, cpu)->n[i];
 	}
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(sroce_engine_stats);
 
 static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
 	[SROCE_OBJ_DEVICE] = "devices",
@@ -98,6 +111,4 @@ DEFINE_SHOW_ATTRIBUTE(sroce_objects);
 void sroce_stats_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("objects", 0400, dir, NULL, &sroce_objects_fops);
-	debugfs_create_file("engine", 0400, dir, NULL,
-			    &sroce_engine_stats_fops);
 }

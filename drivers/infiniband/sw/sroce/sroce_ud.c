@@ -27,6 +27,7 @@
 #include <sroce/roce_hdr.h>
 #include "sroce_engine.h"
 #include "sroce_link.h"
+#include "sroce_trace.h"
 #include "sroce_wake.h"
 
 #define SROCE_GRH_LEN 40
@@ -66,16 +67,16 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	u8 status;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
 	if (rx->qkey != qp->attr.qkey) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_QKEY, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QKEY, 1);
 		return;
 	}
 	posted = sroce_recv_posted(qp);
 	if (posted <= 0) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_NO_RECV, 1);
 		if (posted < 0)
 			sroce_qp_ring_error(qp);
 		return;
@@ -84,7 +85,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	status = sroce_take_recv(qp, segs, &nseg, &cap, &cqe.wr_id);
 	if (status == SROCE_RECV_NONE) {
 		/* Another QP took the SRQ's last WQE meanwhile. */
-		sroce_stat_add(SROCE_STAT_RX_DROP_NO_RECV, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_NO_RECV, 1);
 		return;
 	}
 	if (status == IB_WC_SUCCESS && cap < SROCE_GRH_LEN + rx->len)
@@ -93,7 +94,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		src[0] = sroce_kseg((void *)rx->grh, SROCE_GRH_LEN);
 		src[1] = sroce_kseg((void *)payload, rx->len);
 		sroce_segs_copy(segs, nseg, src, 2, SROCE_GRH_LEN + rx->len);
-		sroce_stat_add(SROCE_STAT_UD_RECEIVED, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_UD_RECEIVED, 1);
 	}
 	sroce_segs_put(segs, nseg);
 	sroce_recv_done(qp);
@@ -130,14 +131,15 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (skb_linearize(skb) ||
 	    sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
 	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_UD) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_MALFORMED, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
 	if (!sroce_pkey_matches_default(pkt.pkey)) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_PKEY, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PKEY, 1);
 		return;
 	}
-	sroce_stat_add(SROCE_STAT_RX_PKTS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RX_PKTS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RX_BYTES, skb->len);
 
 	/* The IP header is the GRH (IPv4: behind 20 zero bytes). */
 	l3 = skb_network_header(skb);
@@ -153,6 +155,8 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	rx.with_imm = pkt.opcode == (IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE);
 	rx.imm = pkt.imm;
 	rx.solicited = pkt.solicited;
+	trace_sroce_pkt_rx(qp->ibqp.qp_num, pkt.dest_qpn, pkt.opcode, pkt.psn,
+			   pkt.payload_len, true);
 	sroce_ud_deliver(qp, &rx, skb->data + pkt.hdr_len);
 }
 
@@ -175,6 +179,10 @@ static int sroce_ud_receive(struct sroce_qp *qp, int *budget)
 	int n = 0;
 
 	while (*budget > 0 && (msg = sroce_ud_pop(qp))) {
+		trace_sroce_pkt_rx(qp->ibqp.qp_num, qp->ibqp.qp_num,
+				   IB_OPCODE_UD | (msg->rx.with_imm ?
+				   IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+				   IB_OPCODE_SEND_ONLY), 0, msg->rx.len, false);
 		sroce_ud_deliver(qp, &msg->rx, msg->data);
 		kfree(msg);
 		(*budget)--;
@@ -328,12 +336,12 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 
 	dest = sroce_qp_get_on(ud->remote_qpn, ifindex);
 	if (!dest) {
-		sroce_stat_add(SROCE_STAT_UD_NO_DEST, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_UD_NO_DEST, 1);
 		return;
 	}
 	/* A receiver that does not keep up loses datagrams, as on a wire. */
 	if (atomic_inc_return(&dest->ud_rx_len) > SROCE_RX_QUEUE_MAX) {
-		sroce_stat_add(SROCE_STAT_RX_DROP_QUEUE, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		goto lost;
 	}
 	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
@@ -418,11 +426,15 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	if (ifindex < 0)
 		return IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
+	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
+			   (wqe->ctrl.opcode == SROCE_WQE_SEND_IMM ?
+			    IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+			    IB_OPCODE_SEND_ONLY), 0, sw->msg_len, !ifindex);
 	if (ifindex)
 		sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
 	else
 		sroce_ud_send_wire(qp, sw, qkey);
-	sroce_stat_add(SROCE_STAT_UD_SENT, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_UD_SENT, 1);
 	return IB_WC_SUCCESS;
 }
 
@@ -446,7 +458,9 @@ static void sroce_ud_send(struct sroce_qp *qp, int *budget)
 		status = sroce_fetch_send(qp, qp->req.sq_next);
 		qp->req.sq_fetched++;
 		qp->req.sq_next++;
-		sroce_stat_add(SROCE_STAT_WQES, 1);
+		sroce_stat_add(qp->sdev, SROCE_STAT_WQES, 1);
+		trace_sroce_wqe(qp->ibqp.qp_num, qp->req.sq_next - 1,
+				sw->wqe->ctrl.opcode, status);
 		if (status == IB_WC_SUCCESS)
 			status = sroce_ud_send_one(qp, sw);
 		sroce_complete_send(qp, status);

@@ -13,6 +13,7 @@
  */
 #include <sroce/ring.h>
 #include "sroce_wq.h"
+#include "sroce_trace.h"
 
 static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 	[SROCE_WQE_SEND] = IB_WC_SEND,
@@ -30,13 +31,15 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 
 void sroce_qp_error(struct sroce_qp *qp)
 {
+	if (qp->state != IB_QPS_ERR)
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 }
 
 /* A ring index the QP's owner cannot have written: the QP fails. */
 void sroce_qp_ring_error(struct sroce_qp *qp)
 {
-	sroce_stat_add(SROCE_STAT_QP_RING_ERRORS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_QP_RING_ERRORS, 1);
 	sroce_qp_error(qp);
 }
 
