@@ -73,8 +73,10 @@ check_eq "and on sroce1 nothing" "$o0" "$(sysfs_counters sroce1)"
 
 # restrack: a QP's details name its link and PSNs.
 timeout 60 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 200000 > /dev/null 2>&1 &
+server=$!
 sleep 1.5
 timeout 60 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 200000 127.0.0.1 > /dev/null 2>&1 &
+client=$!
 qp_details() {
 	rdma -dd res show qp link sroce0/1 > /tmp/res-qp.txt 2>&1 &&
 		grep -q 'type RC .*drv_link shortcut .*drv_una_psn [0-9]* .*drv_reads_outstanding [0-9]' \
@@ -92,7 +94,7 @@ sleep 0.5
 p2=$(sent_psn)
 check "and a QP's sent PSN there moves with its traffic ($p1 -> $p2)" \
 	test -n "$p1" -a -n "$p2" -a "$p1" != "$p2"
-kill %1 %2 2> /dev/null
+kill "$client" "$server" 2> /dev/null
 wait
 
 # Tracepoints: on, a ping-pong fires the data path's events and rc_errors
