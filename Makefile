@@ -13,6 +13,13 @@
 #   make demo         boot the lab VM and show sroce0 (scripts/demo)
 #   make install      install module, provider and sroce(7) (DESTDIR, KVER)
 #   make uninstall    remove them again
+#   make dkms-install the module's source to /usr/src/sroce-VERSION, built
+#                     and installed by DKMS for every kernel with headers
+#   make dkms-uninstall  remove it from DKMS and /usr/src
+#   make deb          Debian packages sroce-dkms and sroce-provider in
+#                     build/deb (dpkg-buildpackage)
+#   make docs         Documentation/ as HTML in build/docs (Sphinx; a
+#                     warning fails it)
 
 KVER ?= $(shell scripts/kver)
 BUILD ?= $(CURDIR)/build
@@ -37,12 +44,19 @@ PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all module provider test-progs kunit kunit-debug check check-debug demo install uninstall sparse \
-	checkpatch style clean
+	checkpatch style clean module-only module-clean dkms-source dkms-install dkms-uninstall deb docs
 
 all: module provider test-progs
 
 module:
 	$(KMAKE) W=1 modules
+
+# sroce.ko alone, as DKMS builds it (dkms.conf).
+module-only:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m clean
 
 provider: $(PROVIDER_SO) $(BUILD)/sroce.driver
 
@@ -92,6 +106,9 @@ checkpatch:
 
 style: sparse checkpatch
 
+docs:
+	sphinx-build -W -q -b html Documentation $(BUILD)/docs
+
 # install/uninstall: DESTDIR stages the files for a package (and skips
 # depmod, the package's to run); KVER picks the kernel.
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
@@ -122,3 +139,37 @@ uninstall:
 clean:
 	$(KMAKE) clean
 	rm -rf $(BUILD)
+
+# DKMS and Debian packages. The version is debian/changelog's upstream part.
+VERSION ?= $(shell dpkg-parsechangelog -l debian/changelog -S Version | cut -d- -f1)
+DKMS_SRC = $(DESTDIR)/usr/src/sroce-$(VERSION)
+DKMS_FILES = Kbuild Makefile drivers/infiniband/sw/sroce/Kbuild \
+	     drivers/infiniband/sw/sroce/Kconfig \
+	     $(filter-out %.mod.c,$(wildcard drivers/infiniband/sw/sroce/*.[ch])) \
+	     $(wildcard include/sroce/*.h) uapi/rdma/sroce-abi.h
+
+# The module's source tree as DKMS takes it (DESTDIR for a package).
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	cp --parents $(DKMS_FILES) $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-source
+	dkms add -m sroce -v $(VERSION)
+	for k in /lib/modules/*/build; do \
+		k=$${k%/build}; dkms install -m sroce -v $(VERSION) -k $${k##*/} || exit 1; \
+	done
+
+dkms-uninstall:
+	-dkms remove -m sroce -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+# dpkg-buildpackage writes beside the tree; the packages move to build/deb.
+deb:
+	dpkg-buildpackage -b -us -uc
+	mkdir -p $(BUILD)/deb
+	mv ../sroce-dkms_$(VERSION)-*_all.deb ../sroce-provider_$(VERSION)-*.deb \
+	   $(BUILD)/deb/
+	rm -f ../sroce_$(VERSION)-*.buildinfo ../sroce_$(VERSION)-*.changes \
+	      ../sroce-provider-dbgsym_$(VERSION)-*.deb
