@@ -33,7 +33,7 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 {
 	struct sroce_queue *q = &cq->q;
 	struct sroce_cqe *slot;
-	bool event = false, overflow = false;
+	bool event = false, overflow = false, written = false;
 	unsigned long flags;
 	u32 consumer, arm;
 
@@ -58,6 +58,7 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	smp_store_release(&slot->owner, sroce_cqe_owner(q, q->index));
 	q->index++;
 	sroce_ring_publish(&q->hdr->producer, q->index);
+	written = true;
 
 	/* Pairs with the consumer's barrier between arming and polling. */
 	smp_mb();
@@ -68,8 +69,9 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	}
 unlock:
 	spin_unlock_irqrestore(&cq->lock, flags);
-	trace_sroce_cqe(cq->ibcq.res.id, cqe->qp_num, cqe->wr_id, cqe->status,
-			cqe->opcode, cqe->byte_len);
+	if (written)
+		trace_sroce_cqe(cq->ibcq.res.id, cqe->qp_num, cqe->wr_id,
+				cqe->status, cqe->opcode, cqe->byte_len);
 
 	if (overflow && cq->ibcq.event_handler) {
 		struct ib_event ev = {

@@ -140,7 +140,10 @@ int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port)
 {
-	/* Lifespan 0: every read sums the CPUs' counts afresh. */
+	/*
+	 * Lifespan 0: netlink sums the CPUs' counts on every read; sysfs
+	 * keeps a read's values for the rest of its jiffy.
+	 */
 	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_STAT_COUNT, 0);
 }
 

@@ -88,6 +88,10 @@ static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				  const struct sroce_seg *segs,
 				  unsigned int nsegs, u32 off, u32 len)
 {
+	/*
+	 * Before the send: a packet handed over is taken, and answered,
+	 * inside it. A send the link refuses shows once per try.
+	 */
 	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt->dest_qpn, pkt->opcode,
 			   pkt->psn, len, qp->wire);
 	if (qp->wire)

@@ -106,7 +106,9 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_string(msg, "link", READ_ONCE(qp->wire) ?
+	/* A UD QP sends each datagram where its address handle says. */
+	if (!sroce_qp_is_ud(qp) &&
+	    rdma_nl_put_driver_string(msg, "link", READ_ONCE(qp->wire) ?
 				      "wire" : "shortcut"))
 		goto cancel;
 	for (i = 0; i < ARRAY_SIZE(v); i++)

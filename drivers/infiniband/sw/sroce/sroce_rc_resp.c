@@ -384,7 +384,6 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 /* Sends an RNR NAK or NAK after the responses before it. */
 static void sroce_rc_queue_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
-	trace_sroce_nak(qp->ibqp.qp_num, psn, syndrome, true);
 	qp->resp.ctrl_pending = true;
 	qp->resp.ctrl_syndrome = syndrome;
 	qp->resp.ctrl_psn = psn;
@@ -581,11 +580,14 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		return;
 	default:
 		/* Fatal for the connection: say why, then stop. */
-		sroce_stat_add(qp->sdev, SROCE_STAT_ERROR_NAKS, 1);
-		trace_sroce_nak(qp->ibqp.qp_num, pkt->psn,
-				sroce_aeth_nak(sroce_rc_verdict_nak[v]), true);
-		sroce_rc_send_aeth(qp, sroce_aeth_nak(sroce_rc_verdict_nak[v]),
-				   pkt->psn);
+		if (!sroce_rc_send_aeth(qp,
+					sroce_aeth_nak(sroce_rc_verdict_nak[v]),
+					pkt->psn)) {
+			sroce_stat_add(qp->sdev, SROCE_STAT_ERROR_NAKS, 1);
+			trace_sroce_nak(qp->ibqp.qp_num, pkt->psn,
+					sroce_aeth_nak(sroce_rc_verdict_nak[v]),
+					true);
+		}
 		sroce_rc_release_rx(qp);
 		sroce_qp_error(qp);
 		return;
@@ -633,6 +635,8 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 	if (qp->resp.ctrl_pending) {
 		if (sroce_rc_send_aeth(qp, qp->resp.ctrl_syndrome, qp->resp.ctrl_psn))
 			return;
+		trace_sroce_nak(qp->ibqp.qp_num, qp->resp.ctrl_psn,
+				qp->resp.ctrl_syndrome, true);
 		qp->resp.ctrl_pending = false;
 		qp->resp.ack_pending = false;
 	} else if (qp->resp.ack_pending) {

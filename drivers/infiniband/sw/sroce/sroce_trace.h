@@ -28,7 +28,10 @@ TRACE_EVENT(sroce_wqe,
 		      __entry->index, __entry->opcode, __entry->status)
 );
 
-/* A packet of QP qpn handed to its link, or taken from it. */
+/*
+ * A packet of QP qpn handed to its link (traced before the send: a send
+ * the link refuses shows once per try), or taken from it.
+ */
 DECLARE_EVENT_CLASS(sroce_pkt_class,
 		    TP_PROTO(u32 qpn, u32 dest_qpn, u8 opcode, u32 psn,
 			     u32 len, bool wire),

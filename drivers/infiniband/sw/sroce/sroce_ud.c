@@ -341,7 +341,7 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	}
 	/* A receiver that does not keep up loses datagrams, as on a wire. */
 	if (atomic_inc_return(&dest->ud_rx_len) > SROCE_RX_QUEUE_MAX) {
-		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
+		sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		goto lost;
 	}
 	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
@@ -361,6 +361,9 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	out = sroce_kseg(msg->data, sw->msg_len);
 	sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len);
 
+	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
+			   (with_imm ? IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+			    IB_OPCODE_SEND_ONLY), 0, sw->msg_len, false);
 	llist_add(&msg->node, &dest->ud_rx);
 	sroce_worker_notify(dest);
 	sroce_qp_put(dest);
@@ -390,6 +393,8 @@ static void sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
 	qp->path.sport = cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
 							qp->ibqp.qp_num,
 							ud->remote_qpn));
+	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt.dest_qpn, pkt.opcode, pkt.psn,
+			   sw->msg_len, true);
 	sroce_wire_xmit(qp, &pkt, sw->segs, sw->num_segs, 0, sw->msg_len);
 }
 
@@ -426,10 +431,6 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	if (ifindex < 0)
 		return IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
-	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
-			   (wqe->ctrl.opcode == SROCE_WQE_SEND_IMM ?
-			    IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
-			    IB_OPCODE_SEND_ONLY), 0, sw->msg_len, !ifindex);
 	if (ifindex)
 		sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
 	else
