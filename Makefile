@@ -10,6 +10,8 @@
 #   make check        every test: style, KUnit, the VM suite (scripts/check)
 #   make check-debug  the VM suites, fuzzers and fault injection on the
 #                     debug lab kernel (scripts/check-debug; not in CI)
+#   make check-kernels  the build, VM suite and wire lab on the 6.1 RT and
+#                     6.12 kernels (scripts/check-kernels; not in CI)
 #   make demo         boot the lab VM and show sroce0 (scripts/demo)
 #   make install      install module, provider and sroce(7) (DESTDIR, KVER)
 #   make uninstall    remove them again
@@ -22,6 +24,10 @@
 #                     warning fails it)
 
 KVER ?= $(shell scripts/kver)
+# A kernel's name (stock, rt, 6.12) stands for the release scripts/kver finds.
+ifneq ($(filter stock rt 6.12,$(KVER)),)
+override KVER := $(shell KVER=$(KVER) scripts/kver)
+endif
 BUILD ?= $(CURDIR)/build
 KSRC_CACHE ?= $(or $(SROCE_CACHE),/var/tmp/sroce-cache)
 # KVER=debug: the debug lab kernel of scripts/debug-kernel.
@@ -43,7 +49,7 @@ PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
 PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all module provider test-progs kunit kunit-debug check check-debug demo install uninstall sparse \
+.PHONY: all module provider test-progs kunit kunit-debug check check-debug check-kernels demo install uninstall sparse \
 	checkpatch style clean module-only module-clean dkms-source dkms-install dkms-uninstall deb docs
 
 all: module provider test-progs
@@ -94,6 +100,9 @@ check:
 
 check-debug:
 	scripts/check-debug
+
+check-kernels:
+	scripts/check-kernels
 
 demo:
 	scripts/demo

@@ -28,6 +28,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include <net/dst_cache.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/compat.h>
 #include <sroce/mtu.h>
 #include <sroce/rc_pkt.h>
 #include <sroce/wqe.h>
@@ -806,7 +807,7 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* sroce_cq.c */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    SROCE_CREATE_CQ_ARG *arg);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -93,9 +93,9 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 	struct fd f;
 
 	f = fdget(fd);
-	if (!f.file)
+	if (!fd_file(f))
 		return -EBADF;
-	ctx = eventfd_ctx_fileget(f.file);
+	ctx = eventfd_ctx_fileget(fd_file(f));
 	if (IS_ERR(ctx)) {
 		fdput(f);
 		return PTR_ERR(ctx);
@@ -103,7 +103,7 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 	qp->kick.ctx = ctx;
 	init_waitqueue_func_entry(&qp->kick.wait, sroce_kick_wake);
 	init_poll_funcptr(&kp.pt, sroce_kick_queue);
-	vfs_poll(f.file, &kp.pt);
+	vfs_poll(fd_file(f), &kp.pt);
 	fdput(f);
 	return 0;
 }

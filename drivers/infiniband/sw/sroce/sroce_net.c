@@ -33,11 +33,10 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
-#include <net/page_pool.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
-#include <asm/unaligned.h>
+#include <sroce/compat.h>
 #include <sroce/icrc.h>
 #include <sroce/mtu.h>
 #include <sroce/roce_hdr.h>

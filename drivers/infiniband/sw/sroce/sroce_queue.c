@@ -173,7 +173,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 			err = -EPERM;
 			goto out;
 		}
-		vma->vm_flags &= ~VM_MAYWRITE;
+		sroce_vma_clear_flags(vma, VM_MAYWRITE);
 	}
 	err = remap_vmalloc_range(vma, e->kaddr, 0);
 out:

@@ -15,7 +15,7 @@
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include <sroce/compat.h>
 #include <sroce/roce_hdr.h>
 
 /* Short names for the table below only. */
