@@ -76,9 +76,10 @@ storage_wait() {
 }
 
 # peer_hear: the next word the other lab VM says (TCP port 18700), within
-# 400 s.
+# SROCE_TEST_PEER_WAIT seconds (default 400; make check-debug gives the
+# slow debug kernel more).
 peer_hear() {
-	timeout 400 /usr/bin/python3 -c '
+	timeout "${SROCE_TEST_PEER_WAIT:-400}" /usr/bin/python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
