@@ -2,8 +2,9 @@
 # rdma ports on IPv4 and IPv6 exporting a brd namespace (keeps data) and a
 # null_blk one; nvme-rdma connects with 2 I/O queues. fio verifies every
 # block (crc32c) at QD1 and QD32, 4 KiB to 1 MiB, random and sequential,
-# 4 KiB writes travelling in the command capsule; the host registers with
-# REG_MR and the target invalidates remotely (counted); nvme reset; nvmet
+# 4 KiB writes travelling in the command capsule; the engine workers run
+# with I/O reclaim off; the host registers with REG_MR and the target
+# invalidates remotely (counted); nvme reset; nvmet
 # with use_srq=1; each disconnect leaves every sroce object count at its
 # baseline; the link flapping for 10 s under I/O costs a reconnect, not
 # data; removing the target's port and rdma link delete under I/O end it
@@ -13,6 +14,18 @@
 . ./storage-lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+# Every engine worker carries block I/O with I/O reclaim off:
+# PF_MEMALLOC_NOIO (0x80000) in the flags of /proc/PID/stat.
+workers_noio() {
+	local p n=0 flags
+	for p in $(pgrep '^sroce/'); do
+		flags=$(awk '{ print $9 }' "/proc/$p/stat") || return 1
+		[ $((flags & 0x80000)) -ne 0 ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+check "engine workers run with I/O reclaim off (PF_MEMALLOC_NOIO)" workers_noio
 modprobe brd rd_nr=1 rd_size=65536
 modprobe null_blk nr_devices=1
 check "nvmet, nvmet-rdma and nvme-rdma load" nvmet_load
@@ -50,6 +63,7 @@ check "brd namespace: 1 MiB sequential writes, read back and verified" \
 check "null_blk namespace: 4 KiB random reads at QD32" \
 	fio_run /tmp/fio-null.log --name=null --filename="$null" \
 	--rw=randread --bs=4k --iodepth=32 --size=64m --numjobs=2
+
 check "the host registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \

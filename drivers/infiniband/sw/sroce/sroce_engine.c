@@ -16,6 +16,11 @@
  * only if the flag is set (sroce_wake.h). A kick is a user QP's system
  * call that runs the worker's passes itself (sroce_engine_run).
  *
+ * Passes carry block I/O (NVMe-oF, iSER, SRP, NFS over RDMA), so they run
+ * with I/O reclaim off (PF_MEMALLOC_NOIO): an allocation in a pass that
+ * wrote pages back through a ULP on this device would wait for itself.
+ * Workers set it for their whole life, kicks for their passes.
+ *
  * The engine does not know the transports by name: each registers an ops
  * table (struct sroce_transport) for its QP types at module load, and a
  * QP's passes call it through that table.
@@ -24,6 +29,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/stat.h>
 #include <linux/vmalloc.h>
 #include "sroce_engine.h"
@@ -219,6 +225,7 @@ static int sroce_worker_fn(void *arg)
 	u64 idle_since = local_clock();
 	bool idle, tx_blocked;
 
+	memalloc_noio_save();	/* for good: see the top of this file */
 	while (!kthread_should_stop()) {
 		mutex_lock(&w->lock);
 		/* This pass reads every ring: it serves any kick's note. */
@@ -295,7 +302,7 @@ static int sroce_worker_fn(void *arg)
 void sroce_engine_run(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
-	unsigned int round;
+	unsigned int round, noio;
 	bool idle, answering;
 	u32 rx_psn;
 
@@ -315,7 +322,9 @@ void sroce_engine_run(struct sroce_qp *qp)
 			return;	/* the holder finds the note */
 		clear_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
+		noio = memalloc_noio_save();
 		idle = sroce_worker_run_locked(w, SROCE_KICK_PASSES);
+		memalloc_noio_restore(noio);
 		if (!sroce_worker_unlock_noted(w) || !idle)
 			break;
 	}
