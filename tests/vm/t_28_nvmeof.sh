@@ -8,12 +8,19 @@
 # with use_srq=1; each disconnect leaves every sroce object count at its
 # baseline; the link flapping for 10 s under I/O costs a reconnect, not
 # data; removing the target's port and rdma link delete under I/O end it
-# with errors, not a hang.
+# with errors, not a hang. Completion events run on the CPU of their CQ's
+# vector (ib_core's tracepoints), and with cq_event_affinity=0 they do not.
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+# ib_core's CQ tracepoints (system rdma_core, there once sroce loaded
+# ib_core): every CQ's vector, and where its events ran.
+TRACE=/sys/kernel/tracing
+[ -d "$TRACE/events" ] || mount -t tracefs nodev "$TRACE"
+echo 8192 > "$TRACE/buffer_size_kb"
+echo 1 > "$TRACE/events/rdma_core/cq_alloc/enable"
 # Every engine worker carries block I/O with I/O reclaim off:
 # PF_MEMALLOC_NOIO (0x80000) in the flags of /proc/PID/stat.
 workers_noio() {
@@ -64,6 +71,55 @@ check "null_blk namespace: 4 KiB random reads at QD32" \
 	fio_run /tmp/fio-null.log --name=null --filename="$null" \
 	--rw=randread --bs=4k --iodepth=32 --size=64m --numjobs=2
 
+# event_cpus AFFINITY: 4 KiB reads on both I/O queues with
+# cq_event_affinity=AFFINITY; prints "ON OFF": how many completion events
+# ran on the CPU of their CQ's vector (the vector's i-th online CPU) and
+# how many elsewhere.
+event_cpus() {
+	echo "$1" > /sys/module/sroce/parameters/cq_event_affinity
+	echo > "$TRACE/trace"
+	echo 1 > "$TRACE/events/rdma_core/cq_schedule/enable"
+	fio_run /tmp/fio-vec.log --name=vec --filename="$null" --rw=randread \
+		--bs=4k --iodepth=8 --size=8m --numjobs=2
+	echo 0 > "$TRACE/events/rdma_core/cq_schedule/enable"
+	awk -v online="$(nproc)" -v allocs="$cq_allocs" '
+	BEGIN {
+		n = split(allocs, a, " ")
+		for (i = 1; i <= n; i++) {
+			split(a[i], kv, ":")
+			cpu[kv[1]] = kv[2] % online
+		}
+	}
+	/ cq_schedule: / {
+		at = $0
+		sub(/.*\[/, "", at)
+		sub(/\].*/, "", at)
+		id = $0
+		sub(/.*cq\.id=/, "", id)
+		if (!(id in cpu))
+			next
+		if (at + 0 == cpu[id]) on++; else off++
+	}
+	END { print on + 0, off + 0 }' "$TRACE/trace"
+}
+# "ID:VECTOR" of every CQ allocated so far.
+cq_allocs=$(sed -n 's/.* cq_alloc: cq\.id=\([0-9]*\) .*comp_vector=\([0-9]*\) .*/\1:\2/p' \
+	"$TRACE/trace" | tr '\n' ' ')
+read -r on off <<<"$(event_cpus 1)"
+echo "# completion events on their vector's CPU: $on, elsewhere: $off"
+if [ "$(cat /sys/kernel/realtime 2> /dev/null)" = 1 ]; then
+	# PREEMPT_RT runs every handler in the posting worker.
+	check "PREEMPT_RT: completion events ran in the worker, some elsewhere" \
+		test "$off" -gt 0
+else
+	check "completion events of kernel CQs all ran on their vector's CPU" \
+		test "$on" -ge 100 -a "$off" -eq 0
+fi
+read -r on off <<<"$(event_cpus 0)"
+echo "# cq_event_affinity=0: on their vector's CPU: $on, elsewhere: $off"
+check "cq_event_affinity=0: some ran elsewhere (the check above can fail)" \
+	test "$off" -gt 0
+echo 1 > /sys/module/sroce/parameters/cq_event_affinity
 check "the host registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \

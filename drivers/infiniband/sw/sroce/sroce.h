@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
@@ -232,6 +233,12 @@ struct sroce_cq {
 	u32 kernel_arm_seq;	/* kernel CQs: the sequence req_notify uses */
 	bool overflowed;
 	bool is_user;
+	/* Completion events: on event_cpu, the CPU of the CQ's vector. */
+	int event_cpu;
+	unsigned long event_flags;	/* SROCE_CQ_EVENT_* */
+	atomic_t events_sent;	/* IPIs sent to event_cpu */
+	atomic_t events_done;	/* of those, handlers returned */
+	call_single_data_t event_csd;
 };
 
 /* The owner byte a CQE at index carries: flips with every lap. */
@@ -813,6 +820,8 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);
+void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector);
+void sroce_cq_events_quiesce(struct sroce_cq *cq);
 
 /* sroce_srq.c */
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

@@ -43,6 +43,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_count;
 	spin_lock_init(&cq->lock);
+	sroce_cq_events_init(cq, attr->comp_vector);
 	cq->ibcq.cqe = (1 << log_slots) - 1;
 	cq->is_user = !!udata;
 
@@ -142,6 +143,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	sroce_cq_events_quiesce(cq);
 	sroce_queue_free(&cq->q);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	sroce_obj_dec(SROCE_OBJ_CQ);

@@ -16,17 +16,104 @@ static bool sroce_cqe_wants_event(u32 arm, const struct sroce_cqe *cqe)
 }
 
 /*
- * The consumer's handler runs with bottom halves off. A kernel CQ polled in
- * softirq (IB_POLL_SOFTIRQ) schedules its irq_poll there; raised from a
- * task, the softirq would wait for ksoftirqd or the CPU's next interrupt,
- * while local_bh_enable() runs it at once. Completions are posted from
- * passes only: task context, interrupts on.
+ * Completion events go where a NIC's interrupt for the CQ's vector would:
+ * to the CPU of that vector (vector i: the i-th online CPU), so that the
+ * consumer's handler, and the softirq or work item it schedules, run there
+ * and not all on the CPU of the worker that posted the CQE. ULPs spread
+ * their queues over the vectors as blk-mq spreads its hardware queues over
+ * CPUs: nvme-rdma's completions then run on the CPU that submitted, beside
+ * the worker instead of taking turns with it.
+ *
+ * By default (SROCE_CQ_EVENTS_KERNEL) only kernel CQs' events go; a user
+ * CQ's handler only wakes a thread, and an IPI first would add a wakeup.
+ * Writable, for comparisons and tests.
+ */
+enum {
+	SROCE_CQ_EVENTS_HERE,	/* 0: every handler runs in the worker */
+	SROCE_CQ_EVENTS_KERNEL,	/* 1: kernel CQs' on the vector's CPU */
+	SROCE_CQ_EVENTS_VECTOR,	/* 2: every handler on the vector's CPU */
+};
+
+static unsigned int cq_event_affinity = SROCE_CQ_EVENTS_KERNEL;
+module_param(cq_event_affinity, uint, 0644);
+MODULE_PARM_DESC(cq_event_affinity,
+		 "Where completion handlers run: 0 in the posting worker, 1 on the CQ vector's CPU for kernel CQs (default), 2 all on the vector's CPU");
+
+/* In cq->event_flags: event_csd is on its way. */
+#define SROCE_CQ_EVENT_QUEUED 0
+
+/* In the IPI on event_cpu (hard interrupt, as a NIC's MSI-X handler). */
+static void sroce_cq_event_remote(void *arg)
+{
+	struct sroce_cq *cq = arg;
+
+	/*
+	 * Cleared before the call: an event posted from here on sends the
+	 * IPI again (the CSD is free already); a CQE posted before was
+	 * published before the consumer this calls polls.
+	 */
+	clear_bit(SROCE_CQ_EVENT_QUEUED, &cq->event_flags);
+	smp_mb__after_atomic();	/* cleared, then the consumer polls */
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	atomic_inc_return_release(&cq->events_done);
+}
+
+void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector)
+{
+	cq->event_cpu = cpumask_local_spread(comp_vector, NUMA_NO_NODE);
+	cq->event_flags = 0;
+	atomic_set(&cq->events_sent, 0);
+	atomic_set(&cq->events_done, 0);
+	INIT_CSD(&cq->event_csd, sroce_cq_event_remote, cq);
+}
+
+/*
+ * Waits for the events sent to another CPU (an IPI runs them shortly):
+ * when a QP leaves its worker, so that no handler runs after its
+ * destroy returns, and before the CQ is freed.
+ */
+void sroce_cq_events_quiesce(struct sroce_cq *cq)
+{
+	int sent = atomic_read(&cq->events_sent);
+
+	/* Those sent so far only: others' events may keep coming. */
+	while (atomic_read_acquire(&cq->events_done) - sent < 0)
+		cpu_relax();
+}
+
+/*
+ * On the CPU of the posting worker the handler runs there, bottom halves
+ * off: a kernel CQ polled in softirq (IB_POLL_SOFTIRQ) schedules its
+ * irq_poll, and local_bh_enable() runs it at once, where a softirq raised
+ * from a task would wait for ksoftirqd. PREEMPT_RT runs every handler so
+ * (its locks sleep in a hard interrupt).
+ * Completions are posted from passes only: task context, interrupts on.
  */
 static void sroce_cq_event(struct sroce_cq *cq)
 {
-	local_bh_disable();
-	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	unsigned int mode = READ_ONCE(cq_event_affinity);
+	int cpu = READ_ONCE(cq->event_cpu);
+
+	local_bh_disable();	/* and so no migration */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || mode == SROCE_CQ_EVENTS_HERE ||
+	    cpu == smp_processor_id() ||
+	    (mode == SROCE_CQ_EVENTS_KERNEL && cq->is_user)) {
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		local_bh_enable();
+		return;
+	}
 	local_bh_enable();
+	/* One event on its way serves any number posted before it runs. */
+	if (test_and_set_bit(SROCE_CQ_EVENT_QUEUED, &cq->event_flags))
+		return;
+	atomic_inc(&cq->events_sent);
+	if (smp_call_function_single_async(cpu, &cq->event_csd)) {
+		/* The CPU went offline: the handler runs here from now on. */
+		WRITE_ONCE(cq->event_cpu, raw_smp_processor_id());
+		clear_bit(SROCE_CQ_EVENT_QUEUED, &cq->event_flags);
+		atomic_inc(&cq->events_done);
+		sroce_cq_event(cq);
+	}
 }
 
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)

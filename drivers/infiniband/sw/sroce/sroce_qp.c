@@ -254,6 +254,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_mcast_detach_all(qp);
 	sroce_engine_remove_qp(qp);
 	/*
+	 * Off its worker, the QP posts no more CQEs; an event it raised may
+	 * still be on its way to another CPU. The consumer frees its CQ
+	 * after this returns (ib_free_cq cancels the CQ's work first), so
+	 * the event must have run by then.
+	 */
+	sroce_cq_events_quiesce(to_scq(ibqp->send_cq));
+	sroce_cq_events_quiesce(to_scq(ibqp->recv_cq));
+	/*
 	 * Messages that name this QP hold references: those queued to it
 	 * (responses to its requests) are dropped here, the others are
 	 * answered or dropped by their own workers.
