@@ -9,7 +9,8 @@
 # baseline; the link flapping for 10 s under I/O costs a reconnect, not
 # data; removing the target's port and rdma link delete under I/O end it
 # with errors, not a hang. Completion events run on the CPU of their CQ's
-# vector (ib_core's tracepoints), and with cq_event_affinity=0 they do not.
+# vector (ib_core's tracepoints), and with cq_event_affinity=0 they do not;
+# the engine runs an I/O queue's WQEs on the CPU that submits to it.
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
@@ -120,6 +121,43 @@ echo "# cq_event_affinity=0: on their vector's CPU: $on, elsewhere: $off"
 check "cq_event_affinity=0: some ran elsewhere (the check above can fail)" \
 	test "$off" -gt 0
 echo 1 > /sys/module/sroce/parameters/cq_event_affinity
+
+# wqe_cpus CPU: 4 KiB reads from fio on CPU only; prints "ON OFF": how
+# many WQEs of the QPs that carried them (100 WQEs or more: the I/O queue
+# of CPU on both sides) the engine ran on CPU, and how many elsewhere.
+wqe_cpus() {
+	echo > "$TRACE/trace"
+	echo 1 > "$TRACE/events/sroce/sroce_wqe/enable"
+	fio_run /tmp/fio-cpu.log --name=cpu --filename="$null" --rw=randread \
+		--bs=4k --iodepth=4 --size=4m --cpus_allowed="$1"
+	echo 0 > "$TRACE/events/sroce/sroce_wqe/enable"
+	awk -v want="$1" '
+	/ sroce_wqe: / {
+		at = $0
+		sub(/.*\[/, "", at)
+		sub(/\].*/, "", at)
+		qp = $0
+		sub(/.*qpn /, "", qp)
+		sub(/ .*/, "", qp)
+		n[qp]++
+		if (at + 0 == want) on[qp]++
+	}
+	END {
+		for (qp in n)
+			if (n[qp] >= 100) { a += on[qp]; b += n[qp] - on[qp] }
+		print a + 0, b + 0
+	}' "$TRACE/trace"
+}
+# Worker i is bound to the CPU of vector i, and a kernel QP starts on its
+# send CQ's worker: the I/O queue of the CPU that submits (nvme-rdma's
+# queue of that CPU uses its vector) and the target's QP paired with it
+# run on that CPU.
+for cpu in 0 $(($(nproc) - 1)); do
+	read -r on off <<<"$(wqe_cpus "$cpu")"
+	echo "# fio on CPU $cpu: WQEs run on CPU $cpu: $on, elsewhere: $off"
+	check "fio on CPU $cpu: the engine ran its I/O queue's WQEs there" \
+		test "$on" -ge 1000 -a "$off" -eq 0
+done
 check "the host registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \

@@ -143,6 +143,7 @@ struct sroce_dev {
 	/* The engine: workers and the status page mapped to every context. */
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
+	bool workers_bound;	/* worker_bind when the device was added */
 	struct sroce_worker *workers;
 	/* The wire (sroce_net.c): owner of our TX skbs (sk_wmem_alloc). */
 	struct socket *tx_sock;
@@ -327,9 +328,11 @@ struct sroce_worker {
 	struct sroce_dev *sdev;
 	unsigned int index;
 	struct task_struct *task;
+	int cpu;		/* of vector index: where it runs if bound */
 	struct mutex lock;	/* qps */
 	struct list_head qps;
 	unsigned int num_qps;
+	unsigned int num_steered_qps;	/* bound while there are any */
 	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
@@ -546,6 +549,7 @@ struct sroce_qp {
 	int attr_mask;
 	bool wire;			/* the peer is not on this host */
 	bool wire_counted;		/* in its worker's num_wire_qps */
+	bool steered;			/* in its worker's num_steered_qps */
 	struct sroce_path path;
 
 	struct sroce_requester req;

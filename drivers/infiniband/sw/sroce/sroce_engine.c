@@ -29,6 +29,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/stat.h>
 #include <linux/vmalloc.h>
@@ -60,6 +61,22 @@ static int worker_nice = -10;
 module_param(worker_nice, int, 0444);
 MODULE_PARM_DESC(worker_nice,
 		 "Nice value of engine workers serving wire QPs (-20..19)");
+/*
+ * A kernel RC QP starts on worker i of its send CQ's vector i, and a
+ * worker serving one is bound to the CPU of vector i (the i-th online
+ * CPU), where that vector's completion events run too (sroce_cq_post.c):
+ * as a NIC steers a queue's interrupts, a ULP's I/O queue is then served
+ * on the CPU that submits to it and takes its completions, and a request
+ * and its completion need not wake another CPU (unbound, the scheduler
+ * moves a woken worker to an idle CPU, which the completion then wakes
+ * back). A worker with user QPs only is left to the scheduler: bound, it
+ * would take turns with an application busy-polling on its CPU while
+ * another CPU idles. Read when a device is added.
+ */
+static bool worker_bind = true;
+module_param(worker_bind, bool, 0644);
+MODULE_PARM_DESC(worker_bind,
+		 "Start kernel QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU (read when a device is added)");
 /* Packets and WQEs one pass takes from a QP; the rest wait for the next. */
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
@@ -352,11 +369,34 @@ void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
 }
 
+/*
+ * Binds w to its CPU while it serves a steered QP (see worker_bind), and
+ * gives it back the CPUs of any kthread after; under w->lock, which the
+ * worker does not need to be moved. If the CPU went offline, the worker
+ * stays where the scheduler puts it.
+ */
+static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
+				  int delta)
+{
+	bool was_bound = w->num_steered_qps;
+
+	lockdep_assert_held(&w->lock);
+	w->num_qps += delta;
+	if (!qp->steered)
+		return;
+	w->num_steered_qps += delta;
+	if (!was_bound && w->num_steered_qps)
+		set_cpus_allowed_ptr(w->task, cpumask_of(w->cpu));
+	else if (was_bound && !w->num_steered_qps)
+		set_cpus_allowed_ptr(w->task,
+				     housekeeping_cpumask(HK_TYPE_KTHREAD));
+}
+
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
 {
 	qp->worker = w;
 	list_add_tail(&qp->worker_node, &w->qps);
-	w->num_qps++;
+	sroce_worker_count_qp(w, qp, 1);
 	WRITE_ONCE(qp->sq.hdr->sq_worker, w->index);
 }
 
@@ -379,7 +419,7 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 		if (to == first || to == second) {
 			sroce_engine_set_wire(qp, false);
 			list_del(&qp->worker_node);
-			from->num_qps--;
+			sroce_worker_count_qp(from, qp, -1);
 			sroce_engine_set_worker(qp, to);
 		}
 		sroce_worker_unlock(second);
@@ -403,18 +443,42 @@ static void sroce_qp_timer_fn(struct timer_list *t)
 		sroce_worker_wake(qp->worker);
 }
 
-void sroce_engine_add_qp(struct sroce_qp *qp)
+/*
+ * A kernel RC QP (a ULP's connection; not QP1) is steered to the worker
+ * of its send CQ's vector (see worker_bind), if the device has one; any
+ * other QP starts on the least loaded worker (ties go to the lowest
+ * index). A shortcut QP then joins its peer's worker when it connects
+ * (sroce_engine_pair_qp).
+ */
+static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	struct sroce_worker *w = &sdev->workers[0];
 	unsigned int i;
+	int cpu;
 
-	qp->transport = sroce_transports[qp->ibqp.qp_type];
-
-	/* The least loaded worker; ties go to the lowest index. */
+	if (sdev->workers_bound && !qp->is_user &&
+	    qp->ibqp.qp_type == IB_QPT_RC) {
+		cpu = READ_ONCE(to_scq(qp->ibqp.send_cq)->event_cpu);
+		for (i = 0; i < sdev->num_workers; i++) {
+			if (sdev->workers[i].cpu == cpu) {
+				qp->steered = true;
+				return &sdev->workers[i];
+			}
+		}
+	}
 	for (i = 1; i < sdev->num_workers; i++)
 		if (sdev->workers[i].num_qps < w->num_qps)
 			w = &sdev->workers[i];
+	return w;
+}
+
+void sroce_engine_add_qp(struct sroce_qp *qp)
+{
+	struct sroce_worker *w;
+
+	qp->transport = sroce_transports[qp->ibqp.qp_type];
+	w = sroce_engine_pick_worker(qp);
 	timer_setup(&qp->req.timer, sroce_qp_timer_fn, 0);
 	mutex_lock(&w->lock);
 	sroce_engine_set_worker(qp, w);
@@ -428,7 +492,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	mutex_lock(&w->lock);
 	sroce_engine_set_wire(qp, false);
 	list_del_init(&qp->worker_node);
-	w->num_qps--;
+	sroce_worker_count_qp(w, qp, -1);
 	sroce_worker_unlock(w);
 	del_timer_sync(&qp->req.timer);
 }
@@ -443,6 +507,7 @@ int sroce_engine_start(struct sroce_dev *sdev)
 		return -ENOMEM;
 	sdev->num_workers = clamp_t(unsigned int, num_online_cpus(), 1,
 				    SROCE_MAX_WORKERS_USED);
+	sdev->workers_bound = READ_ONCE(worker_bind);
 	sdev->workers = kcalloc(sdev->num_workers, sizeof(*w), GFP_KERNEL);
 	if (!sdev->workers)
 		goto err_status;
@@ -457,6 +522,7 @@ int sroce_engine_start(struct sroce_dev *sdev)
 					 netdev_name(sdev->ndev), i);
 		if (IS_ERR(w->task))
 			goto err_workers;
+		w->cpu = cpumask_local_spread(i, NUMA_NO_NODE);
 		wake_up_process(w->task);
 	}
 	return 0;
