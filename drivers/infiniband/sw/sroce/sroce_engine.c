@@ -76,7 +76,7 @@ MODULE_PARM_DESC(worker_nice,
 static bool worker_bind = true;
 module_param(worker_bind, bool, 0644);
 MODULE_PARM_DESC(worker_bind,
-		 "Start kernel QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU (read when a device is added)");
+		 "Start kernel RC QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU (read when a device is added)");
 /* Packets and WQEs one pass takes from a QP; the rest wait for the next. */
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
