@@ -302,7 +302,9 @@ lab_stuck_report() {	# lab_stuck_report STATUS
 # Connection manager, UD and UC between the VMs with unmodified clients.
 # cm_phases ROLE: ROLE "serve" or "drive"; both VMs walk the same phases
 # in the same order. A client retries until its server listens; both sides
-# must exit 0 and print what proves the data arrived.
+# must exit 0 and print what proves the data arrived. A side that fails
+# shows its last 40 lines: an error on stderr comes out before what a
+# perftest buffered on stdout.
 cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 	local role=$1 name=$2 pat=$3 out rc i
 	if [ "$role" = serve ]; then
@@ -310,7 +312,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 		rc=$?
 		lab_check "$name: server side ($D, status $rc)" \
 			test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
-		[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+		[ "$rc" -eq 0 ] || tail -n 40 <<<"$out" | sed 's/^/# /'
 		lab_stuck_report "$rc"
 		return
 	fi
@@ -328,7 +330,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 	done
 	lab_check "$name: client side ($D, status $rc)" \
 		test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
-	[ "$rc" -eq 0 ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+	[ "$rc" -eq 0 ] || tail -n 40 <<<"$out" | sed 's/^/# /'
 	lab_stuck_report "$rc"
 }
 
