@@ -32,6 +32,15 @@ if [ "$NDEV" = rxe ]; then
 	modprobe rdma_rxe
 	D=rxe0
 	rdma link add "$D" type rxe netdev "$IF"
+	# rdma_rxe's traffic does not confirm its neighbour entry: the
+	# kernel probes it by ARP/ND once it goes stale, and under a long
+	# transfer the lab link's queue delays the answer past the probes'
+	# timeout, after which rdma_rxe's packets are dropped until the peer
+	# is resolved again (its ACKs among them). The entry stays reachable
+	# for the lab's whole run instead.
+	for v in ipv4 ipv6; do
+		sysctl -qw "net.$v.neigh.$IF.base_reachable_time_ms=36000000"
+	done
 else
 	# shellcheck disable=SC2086 # parameters, one word each
 	modprobe sroce ${SROCE_ARGS:-}
@@ -334,6 +343,37 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 	lab_stuck_report "$rc"
 }
 
+# A sroce side's RC traffic confirms its neighbour entry, as TCP's ACKs do
+# (the peer's progress proves it reachable): with the entry's reachable
+# time cut to half a second, 8 s of RDMA WRITEs between two perftests send
+# no ARP probe from a sroce side (ip monitor sees the entry enter PROBE).
+# Unconfirmed, the entry goes stale and is probed every few seconds. The
+# perftests' own TCP exchange confirms it at their start and end
+# (delay_first_probe_time gives that 2 s).
+neigh_short_start() {
+	[ "$NDEV" = sroce ] || return 0
+	neigh_saved=$(sysctl -n "net.ipv4.neigh.$IF.base_reachable_time_ms" \
+		"net.ipv4.neigh.$IF.delay_first_probe_time" | tr '\n' ' ')
+	sysctl -qw "net.ipv4.neigh.$IF.base_reachable_time_ms=500" \
+		"net.ipv4.neigh.$IF.delay_first_probe_time=2"
+	ip monitor neigh dev "$IF" > /tmp/neigh_monitor 2>&1 &
+	neigh_monitor=$!
+}
+neigh_short_check() {	# neigh_short_check TAG
+	[ "$NDEV" = sroce ] || return 0
+	local probes
+	kill "$neigh_monitor"
+	wait "$neigh_monitor" 2> /dev/null
+	probes=$(grep -c "^$PEER4 .* PROBE" /tmp/neigh_monitor)
+	lab_check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times)" \
+		test "$probes" -eq 0
+	[ "$probes" -eq 0 ] || sed 's/^/# neigh: /' /tmp/neigh_monitor | tail -n 8
+	# shellcheck disable=SC2086 # two values, one word each
+	set -- $neigh_saved
+	sysctl -qw "net.ipv4.neigh.$IF.base_reachable_time_ms=$1" \
+		"net.ipv4.neigh.$IF.delay_first_probe_time=$2"
+}
+
 # A third argument "no-flood" leaves out the UC phase of 1024-packet
 # messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
 # flow control) once stalled the lab link for over a minute.
@@ -381,6 +421,11 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	cm_phase "$r" "$tag ib_atomic_bw" '^ *8 +200 ' \
 		"ib_atomic_bw -d $D -x $GID4 -F -n 200" \
 		"ib_atomic_bw -d $D -x $GID4 -F -n 200 $srv4"
+	neigh_short_start
+	cm_phase "$r" "$tag ib_write_bw -D 8" '^ *65536 +[0-9]+ ' \
+		"ib_write_bw -d $D -x $GID4 -F -D 8" \
+		"ib_write_bw -d $D -x $GID4 -F -D 8 $srv4"
+	neigh_short_check "$tag"
 	# 1024 packets a message: more than an RC window, which UC has not.
 	[ "${3:-}" = no-flood ] && return
 	cm_phase "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \

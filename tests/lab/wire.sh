@@ -9,7 +9,9 @@
 # - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), SRQs
 #   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
-#   UC messages of 1024 packets, except from sroce to rxe);
+#   UC messages of 1024 packets, except from sroce to rxe), and 8 s of
+#   RDMA WRITEs in which a sroce side's traffic keeps its neighbour entry
+#   confirmed (no ARP probe);
 # - both pairs: memory windows, SEND with invalidate and rereg (rc_remote);
 #   NVMe over Fabrics (nvme-rdma to nvmet-rdma on a brd namespace, fio
 #   verify: fast registration and remote invalidation; under I/O the

@@ -424,6 +424,14 @@ struct sroce_path {
 	u32 mtu;			/* payload bytes per packet */
 	struct dst_cache dst;
 	bool dst_ready;
+	/*
+	 * The peer made progress since the last packet sent (it acknowledged
+	 * new PSNs, or sent the next request): proof that it is reachable,
+	 * which the next packet gives the neighbour entry (as TCP's ACKs
+	 * do), so a busy link's ARP or ND probes cannot time out under the
+	 * traffic and drop it. Worker only.
+	 */
+	bool peer_progress;
 };
 
 /*

@@ -345,6 +345,11 @@ int sroce_net_send(struct sroce_qp *qp, struct sk_buff *skb)
 	len = skb->len - sizeof(*uh);
 
 	sroce_net_push_ip(path, skb, dst);
+	if (path->peer_progress) {
+		path->peer_progress = false;
+		dst_confirm_neigh(dst, path->ipv6 ? (void *)&path->daddr :
+				  (void *)&path->daddr.s6_addr32[3]);
+	}
 	skb_dst_set(skb, dst);
 	sroce_net_put_icrc(skb);
 

@@ -47,8 +47,14 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 /* One packet from the QP's link, queued or handed over. */
 static void sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	if (READ_ONCE(qp->state) != IB_QPS_ERR)
-		sroce_rc_rx_packet(qp, rx);
+	u32 una = qp->req.una_psn, expected = qp->resp.rx_expected_psn;
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return;
+	sroce_rc_rx_packet(qp, rx);
+	/* The peer's progress confirms its neighbour (struct sroce_path). */
+	if (qp->req.una_psn != una || qp->resp.rx_expected_psn != expected)
+		qp->path.peer_progress = true;
 }
 
 /*
