@@ -47,14 +47,8 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 /* One packet from the QP's link, queued or handed over. */
 static void sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	u32 una = qp->req.una_psn, expected = qp->resp.rx_expected_psn;
-
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		return;
-	sroce_rc_rx_packet(qp, rx);
-	/* The peer's progress confirms its neighbour (struct sroce_path). */
-	if (qp->req.una_psn != una || qp->resp.rx_expected_psn != expected)
-		qp->path.peer_progress = true;
+	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+		sroce_rc_rx_packet(qp, rx);
 }
 
 /*
@@ -65,6 +59,7 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 {
 	/* Not zeroed on every call: rx_next sets all that is read of it. */
 	struct sroce_rx rx __uninitialized;
+	u32 una = qp->req.una_psn, expected = qp->resp.rx_expected_psn;
 	int n = 0;
 
 	while (*budget > 0 && sroce_link_rx_next(qp, &rx)) {
@@ -73,6 +68,12 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 		n++;
 	}
+	/*
+	 * The peer's progress confirms its neighbour (struct sroce_path).
+	 * Every wire packet comes this way; a hand-over is never the wire's.
+	 */
+	if (qp->req.una_psn != una || qp->resp.rx_expected_psn != expected)
+		qp->path.peer_progress = true;
 	return n;
 }
 
