@@ -27,6 +27,8 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 seed=${SROCE_TEST_SEED:-$RANDOM}
 iters=${SROCE_WIRE_ITERS:-120}
+# rc_remote's operations follow the seed: a failed phase is replayed with it.
+echo "# wire lab seed $seed (replay: SROCE_TEST_SEED=$seed)"
 passed=0
 failed=0
 
