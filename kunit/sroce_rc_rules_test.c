@@ -96,6 +96,47 @@ static void sroce_rc_next_expected_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_rc_next_expected(0xfffffe, true, 3), 1);
 }
 
+/* Where the answer for PSN p stands beside an answer of n PSNs at first. */
+static void sroce_rc_answer_order_test(struct kunit *test)
+{
+	static const struct {
+		u32 p, first, n;
+		enum sroce_rc_answer_order order;
+	} cases[] = {
+		/* A 4-packet READ answer at 10. */
+		{ 13, 10, 4, SROCE_RC_ANSWER_HOLDS },
+		{ 10, 10, 4, SROCE_RC_ANSWER_HOLDS },
+		{ 14, 10, 4, SROCE_RC_ANSWER_BEFORE },
+		{ 9, 10, 4, SROCE_RC_ANSWER_AFTER },
+		/* An atomic's answer is one PSN. */
+		{ 20, 20, 1, SROCE_RC_ANSWER_HOLDS },
+		{ 21, 20, 1, SROCE_RC_ANSWER_BEFORE },
+		/* Across the wrap of the 24-bit PSN. */
+		{ 1, 0xfffffe, 4, SROCE_RC_ANSWER_HOLDS },
+		{ 0xfffffd, 0xfffffe, 4, SROCE_RC_ANSWER_AFTER },
+		{ 2, 0xfffffe, 4, SROCE_RC_ANSWER_BEFORE },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, sroce_rc_answer_order(cases[i].p,
+								cases[i].first,
+								cases[i].n),
+				    cases[i].order, "case %u", i);
+}
+
+static void sroce_rc_answer_resume_test(struct kunit *test)
+{
+	/* Packets 0..5 went out; the requester missed packet 2. */
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(6, 2), 2);
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(6, 0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(6, 5), 5);
+	/* Packet 6 and later are still to come: nothing goes back. */
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(6, 6), 6);
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(6, 9), 6);
+	KUNIT_EXPECT_EQ(test, sroce_rc_answer_resume(0, 0), 0);
+}
+
 static struct kunit_case sroce_rc_rules_cases[] = {
 	KUNIT_CASE(sroce_psn_in_test),
 	KUNIT_CASE(sroce_rc_window_test),
@@ -105,6 +146,8 @@ static struct kunit_case sroce_rc_rules_cases[] = {
 	KUNIT_CASE(sroce_rc_goback_test),
 	KUNIT_CASE(sroce_rc_retries_test),
 	KUNIT_CASE(sroce_rc_next_expected_test),
+	KUNIT_CASE(sroce_rc_answer_order_test),
+	KUNIT_CASE(sroce_rc_answer_resume_test),
 	{}
 };
 

@@ -94,4 +94,38 @@ static inline u32 sroce_rc_next_expected(u32 psn, bool read, u32 read_npkts)
 	return sroce_psn_add(psn, read ? read_npkts : 1);
 }
 
+/* Responder: where an answer queued for PSN p stands beside another answer. */
+enum sroce_rc_answer_order {
+	SROCE_RC_ANSWER_BEFORE,		/* the other answers only PSNs before p */
+	SROCE_RC_ANSWER_HOLDS,		/* the other is the answer for p */
+	SROCE_RC_ANSWER_AFTER,		/* the other answers only PSNs after p */
+};
+
+/*
+ * Responder: how the answer for PSN p (a duplicate READ or atomic) orders
+ * against another answer of n PSNs from first. The requester takes
+ * answers in PSN order only, so one for p goes before every answer that
+ * is AFTER it; an answer that HOLDS p already is the one to (re)send.
+ */
+static inline enum sroce_rc_answer_order
+sroce_rc_answer_order(u32 p, u32 first, u32 n)
+{
+	if (sroce_psn_in(p, first, n))
+		return SROCE_RC_ANSWER_HOLDS;
+	return sroce_psn_before(p, first) ? SROCE_RC_ANSWER_AFTER :
+					    SROCE_RC_ANSWER_BEFORE;
+}
+
+/*
+ * Responder: the packet an answer being sent (sent of its packets gone)
+ * resumes at when the requester asks again from its packet idx. A
+ * requester asks again after it missed a packet, so the stream goes back
+ * to idx at once rather than after the requester's timeout; a packet not
+ * yet sent is simply still to come.
+ */
+static inline u32 sroce_rc_answer_resume(u32 sent, u32 idx)
+{
+	return idx < sent ? idx : sent;
+}
+
 #endif /* SROCE_RC_RULES_H */

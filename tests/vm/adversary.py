@@ -156,6 +156,8 @@ class Endpoint:
         self.s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
         # sroce leaves the IPv6 UDP checksum zero, as RoCEv2 allows.
         self.s.setsockopt(socket.SOL_UDP, 102, 1)    # UDP_NO_CHECK6_RX
+        # Room for a burst of READ responses (SO_RCVBUFFORCE).
+        self.s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)
         self.s.bind((addr, port))
         self.sport = self.s.getsockname()[1]
 
@@ -358,6 +360,53 @@ def main():
           "after them, the peer's next WRITE is acknowledged")
     mr[256:320] = data
     memory_intact("the WRITE after the dropped packets")
+
+    # Answers go out in PSN order: a duplicate READ asked while later
+    # READs are queued is answered before them (the requester drops the
+    # later answers until it has the earlier ones). The plug qdisc holds
+    # the requests, so the victim takes them in one burst.
+    def read_answers(n, secs=10):
+        got = []
+        while len(got) < n:
+            r = peer.recv(secs, lambda p: from_victim(q)(p) and
+                          0x0D <= p["op"] <= 0x10)
+            if r is None:
+                break
+            pay = r["rest"] if r["op"] == 0x0E else r["rest"][4:]
+            got.append((r["psn"], pay))
+        return got
+
+    def page_packet(k):
+        return bytes(mr[k * 1024:(k + 1) * 1024])
+
+    a_psn = psn + 1
+    peer.drain()
+    peer.send(qpn(q), a_psn, READ_REQ, reth(v.va, v.rkey, PAGE))
+    got = read_answers(4)
+    check(got == [(a_psn + k, page_packet(k)) for k in range(4)],
+          "a READ of 4 KiB is answered in 4 packets in order")
+    plug = ["tc", "qdisc", "add", "dev", "v0p", "root", "plug"]
+    check(subprocess.run(plug).returncode == 0, "the requests are plugged")
+    for b in range(8):
+        peer.send(qpn(q), a_psn + 4 + 4 * b, READ_REQ,
+                  reth(v.va, v.rkey, PAGE))
+    peer.send(qpn(q), a_psn, READ_REQ, reth(v.va, v.rkey, PAGE))
+    subprocess.run(["tc", "qdisc", "change", "dev", "v0p", "root", "plug",
+                    "release_indefinite"])
+    got = read_answers(36)
+    subprocess.run(["tc", "qdisc", "del", "dev", "v0p", "root"])
+    order = [g[0] for g in got]
+    want = set(range(a_psn, a_psn + 36))
+    check(sorted(order) == sorted(want) and
+          all(pay == page_packet((p - a_psn) % 4) for p, pay in got),
+          "8 READs and the first one again: each response once, with the "
+          "bytes of its packet (%d of 36)" % len(got))
+    check(a_psn + 3 in order and a_psn + 35 in order and
+          order.index(a_psn + 3) < order.index(a_psn + 35),
+          "the READ asked again is answered before the READs queued "
+          "after it (order %s)" % [p - a_psn for p in order])
+    check(peer.recv(0.5, from_victim(q)) is None,
+          "and nothing else is sent")
 
     # The requester side of QP 0: only the peer's true ACK completes.
     peer.drain()

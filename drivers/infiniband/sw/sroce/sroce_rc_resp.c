@@ -271,6 +271,32 @@ static struct sroce_rd_resp *sroce_rc_rd_push(struct sroce_qp *qp)
 	return e;
 }
 
+/*
+ * Queues an answer again for PSN psn (a duplicate), not full: before the
+ * first queued answer for later PSNs, as the requester takes answers in
+ * PSN order only and drops the later ones until it has psn's. The
+ * answers behind it move up one slot, over the oldest of the history
+ * (which holds no memory: only queued answers do).
+ */
+static struct sroce_rd_resp *sroce_rc_rd_insert(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_rd_resp *e;
+	u32 at, i;
+
+	for (at = qp->resp.rd_tail; at != qp->resp.rd_head; at++) {
+		e = sroce_rc_rd_at(qp, at);
+		if (sroce_rc_answer_order(psn, e->psn, e->npkts) ==
+		    SROCE_RC_ANSWER_AFTER)
+			break;
+	}
+	for (i = qp->resp.rd_head; i != at; i--)
+		*sroce_rc_rd_at(qp, i) = *sroce_rc_rd_at(qp, i - 1);
+	qp->resp.rd_head++;
+	e = sroce_rc_rd_at(qp, at);
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
 static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
 						const struct sroce_pkt *pkt)
 {
@@ -295,14 +321,30 @@ static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
 	return SROCE_RC_DONE;
 }
 
-/* Whether entry e of the rd ring is still queued to be answered. */
-static bool sroce_rc_rd_queued(struct sroce_qp *qp,
-			       const struct sroce_rd_resp *e)
+/*
+ * The queued answer that holds PSN psn, or NULL: the one the requester
+ * gets psn from if it is asked for again.
+ */
+static struct sroce_rd_resp *sroce_rc_rd_queued_for(struct sroce_qp *qp,
+						    u32 psn)
 {
-	u32 slot = e - qp->resp.rd;
+	struct sroce_rd_resp *e;
+	u32 i;
 
-	return ((slot - qp->resp.rd_tail) & (qp->resp.rd_slots - 1)) <
-	       qp->resp.rd_head - qp->resp.rd_tail;
+	for (i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
+		e = sroce_rc_rd_at(qp, i);
+		if (sroce_rc_answer_order(psn, e->psn, e->npkts) ==
+		    SROCE_RC_ANSWER_HOLDS)
+			return e;
+	}
+	return NULL;
+}
+
+static struct sroce_rc_read sroce_rc_rd_read(const struct sroce_rd_resp *e)
+{
+	return (struct sroce_rc_read){
+		.psn = e->psn, .va = e->va, .len = e->len, .rkey = e->rkey,
+	};
 }
 
 /*
@@ -310,6 +352,9 @@ static bool sroce_rc_rd_queued(struct sroce_qp *qp,
  * recorded it (sroce_rc_read_replay_ok: the READ whose responses hold its
  * PSN, the rest of the same bytes through the same rkey), and only if
  * that rkey still grants them. Anything else is no READ this QP executed.
+ * If the answer holding its PSN is still queued, that answer goes back to
+ * the packet asked for (the requester missed one it sent) and keeps the
+ * memory it holds; otherwise a new answer is queued in PSN order.
  */
 static void sroce_rc_replay_read(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
@@ -323,27 +368,32 @@ static void sroce_rc_replay_read(struct sroce_qp *qp,
 	struct sroce_seg mem;
 	u32 i, off;
 
+	e = sroce_rc_rd_queued_for(qp, dup.psn);
+	if (e) {
+		orig = sroce_rc_rd_read(e);
+		if (e->opcode != IB_OPCODE_RDMA_READ_REQUEST ||
+		    !sroce_rc_read_replay_ok(&orig, &dup, qp->path.mtu, &off))
+			goto drop;
+		e->sent = sroce_rc_answer_resume(e->sent,
+						 sroce_psn_diff(dup.psn, e->psn));
+		return;
+	}
 	for (i = 0; i < qp->resp.rd_slots; i++) {
 		e = &qp->resp.rd[i];
 		if (e->opcode != IB_OPCODE_RDMA_READ_REQUEST || !e->npkts)
 			continue;
-		orig = (struct sroce_rc_read){
-			.psn = e->psn, .va = e->va, .len = e->len,
-			.rkey = e->rkey,
-		};
+		orig = sroce_rc_rd_read(e);
 		if (sroce_rc_read_replay_ok(&orig, &dup, qp->path.mtu, &off))
 			found = e;
 	}
 	if (!found)
 		goto drop;
-	if (sroce_rc_rd_queued(qp, found))
-		return;		/* its responses are still to be sent */
 	if (sroce_rc_rd_full(qp))
 		return;		/* no room: the requester asks again */
 	if (sroce_rkey_seg(qp, dup.rkey, dup.va, dup.len,
 			   IB_ACCESS_REMOTE_READ, &mem))
 		goto drop;
-	e = sroce_rc_rd_push(qp);
+	e = sroce_rc_rd_insert(qp, dup.psn);
 	e->opcode = IB_OPCODE_RDMA_READ_REQUEST;
 	e->psn = dup.psn;
 	e->len = dup.len;
@@ -407,25 +457,24 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	case IB_OPCODE_COMPARE_SWAP:
 	case IB_OPCODE_FETCH_ADD:
-		for (i = 0; i < qp->resp.rd_slots; i++) {
-			e = &qp->resp.rd[i];
-			if (e->opcode == pkt->opcode && e->psn == pkt->psn &&
-			    e->npkts)
-				found = e;
+		e = sroce_rc_rd_queued_for(qp, pkt->psn);
+		if (e && e->opcode == pkt->opcode)
+			return;	/* still queued: it will be sent anyway */
+		for (i = 0; !e && i < qp->resp.rd_slots; i++) {
+			if (qp->resp.rd[i].opcode == pkt->opcode &&
+			    qp->resp.rd[i].psn == pkt->psn && qp->resp.rd[i].npkts)
+				found = &qp->resp.rd[i];
 		}
 		if (!found) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_REPLAY, 1);
 			return;
 		}
-		/* Still queued: it will be sent anyway. */
-		if (sroce_rc_rd_queued(qp, found))
-			return;
 		if (sroce_rc_rd_full(qp))
 			return;
 		{
 			struct sroce_rd_resp copy = *found;
 
-			e = sroce_rc_rd_push(qp);
+			e = sroce_rc_rd_insert(qp, copy.psn);
 			*e = copy;
 			e->sent = 0;
 		}
