@@ -109,6 +109,38 @@ static void sroce_rc_read_resp_opcode_test(struct kunit *test)
 			SROCE_RC_NO_OPCODE);
 }
 
+/* A 3-packet READ response, and one asked again from packet 1 or 2. */
+static void sroce_rc_read_resp_opcode_ok_test(struct kunit *test)
+{
+	static const struct {
+		u8 opcode;
+		u32 pkt, npkts;
+		bool ok;
+	} cases[] = {
+		{ IB_OPCODE_RDMA_READ_RESPONSE_FIRST, 0, 3, true },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE, 1, 3, true },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_FIRST, 1, 3, true },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_LAST, 2, 3, true },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_ONLY, 2, 3, true },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_ONLY, 0, 1, true },
+		/* The end before the last packet, a middle first, or past. */
+		{ IB_OPCODE_RDMA_READ_RESPONSE_LAST, 1, 3, false },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_ONLY, 1, 3, false },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE, 0, 3, false },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_MIDDLE, 2, 3, false },
+		{ IB_OPCODE_RDMA_READ_RESPONSE_FIRST, 3, 3, false },
+		{ IB_OPCODE_ATOMIC_ACKNOWLEDGE, 0, 1, false },
+	};
+	bool ok;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ok = sroce_rc_read_resp_opcode_ok(cases[i].opcode, cases[i].pkt,
+						  cases[i].npkts);
+		KUNIT_EXPECT_EQ_MSG(test, ok, cases[i].ok, "case %u", i);
+	}
+}
+
 /* Every opcode sequence a requester builds is one a responder accepts. */
 static void sroce_rc_seq_roundtrip_test(struct kunit *test)
 {
@@ -285,6 +317,7 @@ static struct kunit_case sroce_rc_pkt_cases[] = {
 	KUNIT_CASE(sroce_rc_pkt_len_test),
 	KUNIT_CASE(sroce_rc_req_opcode_test),
 	KUNIT_CASE(sroce_rc_read_resp_opcode_test),
+	KUNIT_CASE(sroce_rc_read_resp_opcode_ok_test),
 	KUNIT_CASE(sroce_rc_seq_roundtrip_test),
 	KUNIT_CASE(sroce_rc_seq_violations_test),
 	KUNIT_CASE(sroce_rc_payload_ok_test),

@@ -71,10 +71,9 @@ static void sroce_rc_ack_covers_test(struct kunit *test)
 
 static void sroce_rc_goback_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(13, 10, false), 3);
-	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(13, 10, true), 0);
-	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(1, 0xfffffe, false), 3);
-	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(10, 10, false), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(13, 10), 3);
+	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(1, 0xfffffe), 3);
+	KUNIT_EXPECT_EQ(test, sroce_rc_goback_pkt(10, 10), 0);
 }
 
 static void sroce_rc_retries_test(struct kunit *test)

@@ -89,6 +89,14 @@ static inline u32 sroce_rc_pkt_len(u32 len, u32 mtu, u32 pkt)
 u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts);
 /* The opcode of packet pkt of an npkts-packet READ response. */
 u8 sroce_rc_read_resp_opcode(u32 pkt, u32 npkts);
+/*
+ * Whether a requester takes opcode for packet pkt of an npkts-packet READ
+ * response: the opcode of that packet, or the first of an answer to the
+ * READ asked again from pkt (FIRST, or ONLY for its last packet): a
+ * responder answers such a request either way (rdma_rxe: MIDDLE/LAST
+ * from its history, FIRST/ONLY as a new READ).
+ */
+bool sroce_rc_read_resp_opcode_ok(u8 opcode, u32 pkt, u32 npkts);
 
 /*
  * Where a responder is inside a multi-packet message: a FIRST packet

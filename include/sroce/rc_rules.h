@@ -61,13 +61,16 @@ static inline bool sroce_rc_ack_covers(u32 ack, u32 first, u32 n)
 }
 
 /*
- * Requester: the packet of a message (n PSNs at first, holding psn) where a
- * go-back to psn resumes: a READ or atomic is asked for again whole, other
- * messages resume at psn's packet.
+ * Requester: the packet of a message (its PSNs from first, holding psn)
+ * where a go-back to psn resumes: psn's own. A READ is asked for again
+ * from the response packet that is missing, for the rest of its bytes
+ * (asked whole, its answer would resend what arrived, and a long READ on
+ * a slow link could then never get past its timeout); an atomic is one
+ * packet.
  */
-static inline u32 sroce_rc_goback_pkt(u32 psn, u32 first, bool read_or_atomic)
+static inline u32 sroce_rc_goback_pkt(u32 psn, u32 first)
 {
-	return read_or_atomic ? 0 : sroce_psn_diff(psn, first);
+	return sroce_psn_diff(psn, first);
 }
 
 /*

@@ -465,6 +465,38 @@ def main():
     check(v.dump("local") == answer + local[64:] and v.poll() == [],
           "and changes nothing")
 
+    # A READ response lost in the middle: the victim asks again for the
+    # rest of the READ from the missing packet, and takes the answer to
+    # that whether it starts with FIRST or goes on with MIDDLE and LAST.
+    peer.drain()
+    v.ask("read 0 3 4096 8192 77")
+    rpsn = OWN_PSN + 2
+    r = peer.recv(5, from_victim(q, READ_REQ))
+    check(r is not None and r["psn"] == rpsn and
+          r["rest"] == reth(8192, 77, 4096),
+          "the victim's READ of 4 KiB leaves")
+    chunks = [bytes((0x40 + 16 * k + i) & 0xFF for i in range(1024))
+              for k in range(4)]
+    aeth = struct.pack(">I", SYN_ACK << 24 | 3)
+    peer.send(qpn(q), rpsn, 0x0D, aeth, chunks[0])
+    peer.send(qpn(q), rpsn + 2, 0x0E, b"", chunks[2])
+    r = peer.recv(3, from_victim(q, READ_REQ))
+    check(r is not None and r["psn"] == rpsn + 1 and
+          r["rest"] == reth(8192 + 1024, 77, 3072),
+          "after a gap the READ is asked again from the missing packet, "
+          "for the remaining 3 KiB (%s)" %
+          (r and "PSN +%d RETH %s" % (r["psn"] - rpsn, r["rest"].hex())))
+    peer.send(qpn(q), rpsn + 1, 0x0D, aeth, chunks[1])
+    peer.send(qpn(q), rpsn + 2, 0x0E, b"", chunks[2])
+    peer.send(qpn(q), rpsn + 3, 0x0F, aeth, chunks[3])
+    time.sleep(0.5)
+    check([w[:3] for w in v.poll()] ==
+          [(3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ)],
+          "the answer from there (FIRST, MIDDLE, LAST) completes the READ")
+    check(v.dump("local") == b"".join(chunks) and
+          v.guards() == "guards ok",
+          "with the 4 KiB of its 4 packets and no other byte")
+
     # --- RC QPs 1..7: one fatal request each. ---
     w = WRITE_ONLY
     nak_case("a WRITE with rkey 0 to VA 0", 1,

@@ -75,6 +75,14 @@ u8 sroce_rc_read_resp_opcode(u32 pkt, u32 npkts)
 	return sroce_rc_family_opcode(&read, pkt, npkts);
 }
 
+bool sroce_rc_read_resp_opcode_ok(u8 opcode, u32 pkt, u32 npkts)
+{
+	if (opcode == SROCE_RC_NO_OPCODE || pkt >= npkts)
+		return false;
+	return opcode == sroce_rc_read_resp_opcode(pkt, npkts) ||
+	       opcode == sroce_rc_read_resp_opcode(0, npkts - pkt);
+}
+
 enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);

@@ -123,7 +123,8 @@ static int sroce_rc_send_request(struct sroce_qp *qp, struct sroce_swqe *sw,
 	struct sroce_pkt pkt = {};
 	u32 mtu = qp->path.mtu, len = 0;
 
-	pkt.opcode = sroce_rc_req_opcode(c->opcode, pkt_idx,
+	/* A READ from packet pkt_idx asks for the rest of its bytes. */
+	pkt.opcode = sroce_rc_req_opcode(c->opcode, rd ? 0 : pkt_idx,
 					 rd ? 1 : sw->npkts);
 	if (sroce_qp_is_uc(qp))
 		pkt.opcode |= IB_OPCODE_UC;
@@ -140,6 +141,10 @@ static int sroce_rc_send_request(struct sroce_qp *qp, struct sroce_swqe *sw,
 		pkt.reth_va = wqe->raddr.remote_addr;
 		pkt.reth_rkey = wqe->raddr.rkey;
 		pkt.reth_len = sw->msg_len;
+		if (rd) {
+			pkt.reth_va += (u64)pkt_idx * mtu;
+			pkt.reth_len -= pkt_idx * mtu;
+		}
 	}
 	if (info->flags & SROCE_HDR_ATMETH) {
 		pkt.atm_va = wqe->raddr.remote_addr;
@@ -175,14 +180,14 @@ static void sroce_rc_rearm(struct sroce_qp *qp)
 }
 
 /*
- * Resends from psn: the requester's position moves back to the WQE that
- * holds it (to the start of a READ or atomic). Ignored unless psn was sent
- * and not yet acknowledged. force: even if we went back to psn before.
+ * Resends from psn: the requester's position moves back to psn's packet
+ * of the WQE that holds it (a READ asks for the rest of its bytes from
+ * there). Ignored unless psn was sent and not yet acknowledged. force:
+ * even if we went back to psn before.
  */
 static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 {
 	struct sroce_swqe *sw;
-	bool rd;
 	u32 i;
 
 	if (!force && qp->req.goback_valid && qp->req.goback_psn == psn)
@@ -198,8 +203,7 @@ static void sroce_rc_go_back(struct sroce_qp *qp, u32 psn, bool force)
 		if (sroce_psn_in(psn, sw->psn, sw->npkts)) {
 			qp->req.sq_next = i;
 			qp->req.sq_blocked = false;
-			rd = sroce_rc_is_rd(sw->wqe->ctrl.opcode);
-			qp->req.tx_pkt = sroce_rc_goback_pkt(psn, sw->psn, rd);
+			qp->req.tx_pkt = sroce_rc_goback_pkt(psn, sw->psn);
 			qp->req.goback_psn = psn;
 			qp->req.goback_valid = true;
 			sroce_stat_add(qp->sdev, SROCE_STAT_RETRANSMITS, 1);
@@ -405,7 +409,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 	if (op == SROCE_WQE_RDMA_READ) {
 		u32 len = sroce_rc_pkt_len(sw->msg_len, qp->path.mtu, idx);
 
-		if (pkt->opcode != sroce_rc_read_resp_opcode(idx, sw->npkts) ||
+		if (!sroce_rc_read_resp_opcode_ok(pkt->opcode, idx, sw->npkts) ||
 		    pkt->payload_len != len) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 			return;
