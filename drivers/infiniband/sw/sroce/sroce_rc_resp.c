@@ -458,12 +458,17 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	case IB_OPCODE_COMPARE_SWAP:
 	case IB_OPCODE_FETCH_ADD:
 		e = sroce_rc_rd_queued_for(qp, pkt->psn);
-		if (e && e->opcode == pkt->opcode)
-			return;	/* still queued: it will be sent anyway */
-		for (i = 0; !e && i < qp->resp.rd_slots; i++) {
-			if (qp->resp.rd[i].opcode == pkt->opcode &&
-			    qp->resp.rd[i].psn == pkt->psn && qp->resp.rd[i].npkts)
-				found = &qp->resp.rd[i];
+		if (e) {
+			/* Still queued: it will be sent anyway. */
+			if (e->opcode != pkt->opcode)
+				sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_REPLAY, 1);
+			return;
+		}
+		for (i = 0; i < qp->resp.rd_slots; i++) {
+			e = &qp->resp.rd[i];
+			if (e->opcode == pkt->opcode && e->psn == pkt->psn &&
+			    e->npkts)
+				found = e;
 		}
 		if (!found) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_REPLAY, 1);
