@@ -74,6 +74,12 @@ neigh_warm() {
 	return 0
 }
 
+# What rc_remote shows of both ends when a send waits a minute for its
+# completion: every QP with its PSNs (sroce's details with -dd) and the
+# devices' counters, taken while the stalled QPs still exist.
+export RC_REMOTE_ON_STALL='{ rdma -dd res show qp; rdma statistic show; } 2>&1 |
+	grep -v "type GSI" | sed "s/^/# stall: /"'
+
 # serve NAME GID ARGS...: the server side of an rc_remote phase; on
 # failure its output, as "# server:" lines.
 serve() {
@@ -84,7 +90,7 @@ serve() {
 		echo "ok - $name: server side ($D)"
 	else
 		echo "not ok - $name: server side ($D)"
-		tail -n 20 /tmp/serve.log | sed 's/^/# server: /'
+		tail -n 40 /tmp/serve.log | sed 's/^/# server: /'
 		net_snapshot
 	fi
 }

@@ -31,6 +31,11 @@
  * to it ends in IBV_WC_RETRY_EXC_ERR within a bounded time (a dead peer;
  * skipped when RC_REMOTE_SKIP_DEAD_PEER is set).
  * The client prints "ok"/"not ok" lines; both exit non-zero on failure.
+ *
+ * A send that waits WC_WAIT_S seconds for its completion is a stall: the
+ * client runs the shell command in RC_REMOTE_ON_STALL, if set, and asks
+ * the server to run it too while both ends still hold their QPs (for the
+ * devices' QP state and counters); the server then exits non-zero.
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -66,6 +71,7 @@ enum msg_type {
 	M_REREG,	/* ibv_rereg_mr: a: flags, b: access, c: 1 for the
 			 * second PD -> a: errno, b: rkey, c: buffer address */
 	M_RECONNECT,	/* both ends reset the pair's QP and connect again */
+	M_STALL,	/* the client stalled: run RC_REMOTE_ON_STALL */
 	M_BYE,
 	M_REPLY,
 };
@@ -150,6 +156,18 @@ static struct msg recv_msg(void)
 
 	xfer(&m, sizeof(m), false);
 	return m;
+}
+
+/* Runs RC_REMOTE_ON_STALL, if set, after what was printed so far. */
+static void show_stall(void)
+{
+	const char *cmd = getenv("RC_REMOTE_ON_STALL");
+
+	if (!cmd)
+		return;
+	fflush(stdout);
+	if (system(cmd))
+		fprintf(stderr, "RC_REMOTE_ON_STALL failed\n");
 }
 
 /* A request to the server and its reply. */
@@ -351,6 +369,7 @@ static int serve(void)
 	int lfd, one = 1;
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(PORT) };
+	bool stalled = false;
 
 	lfd = socket(AF_INET6, SOCK_STREAM, 0);
 	if (lfd < 0)
@@ -396,7 +415,13 @@ static int serve(void)
 				free(sides[i].other);
 			}
 			free(sides);
-			return 0;
+			return stalled;
+		case M_STALL:
+			printf("# the client stalled; the server's state:\n");
+			show_stall();
+			stalled = true;
+			send_msg(M_REPLY, 0, 0, 0, 0, 0);
+			continue;
 		default:
 			break;
 		}
@@ -488,8 +513,13 @@ static const char *send_done(struct pair *p, uint64_t wr_id, size_t byte_len,
 	static char why[96];
 	struct ibv_wc wc;
 
-	if (!tl_wait_wc(p->s.cq, &wc, WC_WAIT_S))
+	if (!tl_wait_wc(p->s.cq, &wc, WC_WAIT_S)) {
+		printf("# no send completion in %d s; the client's state:\n",
+		       WC_WAIT_S);
+		show_stall();
+		call(M_STALL, 0, 0, 0, 0);
 		return "no send completion";
+	}
 	if (wc.status != IBV_WC_SUCCESS) {
 		snprintf(why, sizeof(why), "send completion: %s",
 			 ibv_wc_status_str(wc.status));
