@@ -10,7 +10,8 @@
 # data; removing the target's port and rdma link delete under I/O end it
 # with errors, not a hang. Completion events run on the CPU of their CQ's
 # vector (ib_core's tracepoints), and with cq_event_affinity=0 they do not;
-# the engine runs an I/O queue's WQEs on the CPU that submits to it.
+# the engine runs an I/O queue's WQEs on the CPU that submits to it, and
+# binds a worker to that CPU only for kernel QPs on the shortcut.
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
@@ -34,6 +35,34 @@ workers_noio() {
 	[ "$n" -gt 0 ]
 }
 check "engine workers run with I/O reclaim off (PF_MEMALLOC_NOIO)" workers_noio
+# A kernel RC QP starts on the worker of its CQ's vector, which is bound
+# to that vector's CPU while such a QP is on the shortcut, and left to the
+# scheduler while they are all on the wire (tests/kmod/sroce_bind_test.c
+# holds the QPs). bind_cpus WIRE: the CPUs the worker of the module's QP
+# may run on, or "none".
+bind_cpus() {
+	local qpn w pid cpus=none
+	dmesg -C
+	if insmod "$SROCE_TOP/tests/kmod/sroce_bind_test.ko" dev=sroce0 \
+		gid_index="$(gid_index ::ffff:192.0.2.1)" vector=1 wire="$1"; then
+		qpn=$(dmesg | sed -n 's/.*sroce_bind_test: qpn //p')
+		w=$(rdma -dd res show qp | grep " lqpn $qpn " |
+			sed -n 's/.* drv_worker \([0-9]*\) .*/\1/p')
+		pid=$(pgrep -x "sroce/v0/$w")
+		[ -n "$pid" ] && cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' \
+			"/proc/$pid/status")
+		rmmod sroce_bind_test
+	fi
+	echo "$cpus"
+}
+if [ "$(nproc)" -ge 2 ]; then
+	check_eq "a worker serving a kernel QP on the shortcut is bound to its vector's CPU" \
+		1 "$(bind_cpus 0)"
+	check_eq "a worker serving a kernel QP on the wire only is not bound" \
+		"0-$(($(nproc) - 1))" "$(bind_cpus 1)"
+	check_eq "and bound again for a kernel QP on the shortcut" \
+		1 "$(bind_cpus 0)"
+fi
 modprobe brd rd_nr=1 rd_size=65536
 modprobe null_blk nr_devices=1
 check "nvmet, nvmet-rdma and nvme-rdma load" nvmet_load

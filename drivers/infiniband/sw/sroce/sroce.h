@@ -332,7 +332,7 @@ struct sroce_worker {
 	struct mutex lock;	/* qps */
 	struct list_head qps;
 	unsigned int num_qps;
-	unsigned int num_steered_qps;	/* bound while there are any */
+	unsigned int num_binding_qps;	/* bound while there are any */
 	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
@@ -557,7 +557,7 @@ struct sroce_qp {
 	int attr_mask;
 	bool wire;			/* the peer is not on this host */
 	bool wire_counted;		/* in its worker's num_wire_qps */
-	bool steered;			/* in its worker's num_steered_qps */
+	bool steered;			/* binds its worker on the shortcut */
 	struct sroce_path path;
 
 	struct sroce_requester req;

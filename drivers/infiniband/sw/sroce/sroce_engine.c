@@ -63,20 +63,23 @@ MODULE_PARM_DESC(worker_nice,
 		 "Nice value of engine workers serving wire QPs (-20..19)");
 /*
  * A kernel RC QP starts on worker i of its send CQ's vector i, and a
- * worker serving one is bound to the CPU of vector i (the i-th online
- * CPU), where that vector's completion events run too (sroce_cq_post.c):
- * as a NIC steers a queue's interrupts, a ULP's I/O queue is then served
- * on the CPU that submits to it and takes its completions, and a request
- * and its completion need not wake another CPU (unbound, the scheduler
- * moves a woken worker to an idle CPU, which the completion then wakes
- * back). A worker with user QPs only is left to the scheduler: bound, it
- * would take turns with an application busy-polling on its CPU while
- * another CPU idles. Read when a device is added.
+ * worker serving one on the shortcut is bound to the CPU of vector i (the
+ * i-th online CPU), where that vector's completion events run too
+ * (sroce_cq_post.c): as a NIC steers a queue's interrupts, a ULP's I/O
+ * queue is then served on the CPU that submits to it and takes its
+ * completions, and a request and its completion need not wake another
+ * CPU (unbound, the scheduler moves a woken worker to an idle CPU, which
+ * the completion then wakes back). A QP on the wire does not bind its
+ * worker: its packets arrive on the CPU of the netdev's interrupt, and a
+ * bound worker would be woken from there to take turns with the
+ * submitter on its CPU. A worker with user QPs only is left to the
+ * scheduler: bound, it would take turns with an application busy-polling
+ * on its CPU while another CPU idles. Read when a device is added.
  */
 static bool worker_bind = true;
 module_param(worker_bind, bool, 0644);
 MODULE_PARM_DESC(worker_bind,
-		 "Start kernel RC QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU (read when a device is added)");
+		 "Start kernel RC QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU while it serves one on the shortcut (read when a device is added)");
 /* Packets and WQEs one pass takes from a QP; the rest wait for the next. */
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
@@ -356,6 +359,40 @@ void sroce_engine_run(struct sroce_qp *qp)
 		sroce_worker_wake(w);
 }
 
+/* Whether qp holds its worker on the worker's CPU: steered, on the shortcut. */
+static bool sroce_qp_binds(const struct sroce_qp *qp)
+{
+	return qp->steered && !qp->wire_counted;
+}
+
+/*
+ * Binds w to its CPU while any of its QPs binds it (see worker_bind), and
+ * gives it back the CPUs of any kthread after; under w->lock, which the
+ * worker does not need to be moved. If the CPU went offline, the worker
+ * stays where the scheduler puts it.
+ */
+static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
+{
+	bool was_bound = w->num_binding_qps;
+
+	lockdep_assert_held(&w->lock);
+	w->num_binding_qps += delta;
+	if (!was_bound && w->num_binding_qps)
+		set_cpus_allowed_ptr(w->task, cpumask_of(w->cpu));
+	else if (was_bound && !w->num_binding_qps)
+		set_cpus_allowed_ptr(w->task,
+				     housekeeping_cpumask(HK_TYPE_KTHREAD));
+}
+
+static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
+				  int delta)
+{
+	lockdep_assert_held(&w->lock);
+	w->num_qps += delta;
+	if (sroce_qp_binds(qp))
+		sroce_worker_count_binding(w, delta);
+}
+
 void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 {
 	struct sroce_worker *w = qp->worker;
@@ -363,33 +400,12 @@ void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 	lockdep_assert_held(&w->lock);
 	if (qp->wire_counted == wire)
 		return;
+	if (qp->steered)
+		sroce_worker_count_binding(w, wire ? -1 : 1);
 	qp->wire_counted = wire;
 	if (wire ? w->num_wire_qps++ == 0 : --w->num_wire_qps == 0)
 		set_user_nice(w->task,
 			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
-}
-
-/*
- * Binds w to its CPU while it serves a steered QP (see worker_bind), and
- * gives it back the CPUs of any kthread after; under w->lock, which the
- * worker does not need to be moved. If the CPU went offline, the worker
- * stays where the scheduler puts it.
- */
-static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
-				  int delta)
-{
-	bool was_bound = w->num_steered_qps;
-
-	lockdep_assert_held(&w->lock);
-	w->num_qps += delta;
-	if (!qp->steered)
-		return;
-	w->num_steered_qps += delta;
-	if (!was_bound && w->num_steered_qps)
-		set_cpus_allowed_ptr(w->task, cpumask_of(w->cpu));
-	else if (was_bound && !w->num_steered_qps)
-		set_cpus_allowed_ptr(w->task,
-				     housekeeping_cpumask(HK_TYPE_KTHREAD));
 }
 
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
