@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include "kqp.h"
 
 static char *dev_name_param = "sroce0";
 module_param_named(dev, dev_name_param, charp, 0444);
@@ -29,32 +30,6 @@ static struct ib_device *bt_dev;
 static struct ib_pd *bt_pd;
 static struct ib_cq *bt_cq;
 static struct ib_qp *bt_qp[2];
-
-/* INIT, then RTR aimed at dest_qpn at the GID dgid. */
-static int bt_to_rtr(struct ib_qp *qp, u32 dest_qpn, union ib_gid *dgid)
-{
-	struct ib_qp_attr attr = {};
-	int err;
-
-	attr.qp_state = IB_QPS_INIT;
-	attr.port_num = 1;
-	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTR;
-	attr.path_mtu = IB_MTU_1024;
-	attr.dest_qp_num = dest_qpn;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 1;
-	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&attr.ah_attr, 1);
-	rdma_ah_set_grh(&attr.ah_attr, dgid, 0, gid_index, 64, 0);
-	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
-			    IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			    IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-}
 
 static int bt_setup(void)
 {
@@ -86,10 +61,10 @@ static int bt_setup(void)
 	if (wire) {
 		remote = gid;
 		remote.raw[15] ^= 0x80;
-		return bt_to_rtr(bt_qp[0], 2, &remote);
+		return kqp_to_rtr(bt_qp[0], 2, &remote, gid_index, 0);
 	}
-	return bt_to_rtr(bt_qp[0], bt_qp[1]->qp_num, &gid) ?:
-	       bt_to_rtr(bt_qp[1], bt_qp[0]->qp_num, &gid);
+	return kqp_to_rtr(bt_qp[0], bt_qp[1]->qp_num, &gid, gid_index, 0) ?:
+	       kqp_to_rtr(bt_qp[1], bt_qp[0]->qp_num, &gid, gid_index, 0);
 }
 
 static void bt_release(void)

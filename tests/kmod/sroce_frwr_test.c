@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include "kqp.h"
 
 static char *dev_name_param = "sroce0";
 module_param_named(dev, dev_name_param, charp, 0444);
@@ -73,16 +74,6 @@ static void ft_check(struct ft_ctx *t, bool cond, const char *fmt, ...)
 		t->failed++;
 }
 
-static int ft_modify(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
-{
-	int err = ib_modify_qp(qp, attr, mask);
-
-	if (err)
-		pr_err("sroce_frwr_test: modify_qp to %d: %d\n",
-		       attr->qp_state, err);
-	return err;
-}
-
 /* RESET, then INIT, RTR and RTS aimed at peer; fresh PSNs each time. */
 static int ft_connect_one(struct ft_ctx *t, struct ib_qp *qp, u32 peer_qpn,
 			  u32 psn)
@@ -95,29 +86,8 @@ static int ft_connect_one(struct ft_ctx *t, struct ib_qp *qp, u32 peer_qpn,
 	if (err)
 		return err;
 	attr.qp_state = IB_QPS_RESET;
-	err = ft_modify(qp, &attr, IB_QP_STATE);
-	if (err)
-		return err;
-	attr.qp_state = IB_QPS_INIT;
-	attr.port_num = 1;
-	attr.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
-	err = ft_modify(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTR;
-	attr.path_mtu = IB_MTU_1024;
-	attr.dest_qp_num = peer_qpn;
-	attr.rq_psn = psn;
-	attr.max_dest_rd_atomic = 16;
-	attr.min_rnr_timer = 1;
-	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&attr.ah_attr, 1);
-	rdma_ah_set_grh(&attr.ah_attr, &gid, 0, gid_index, 64, 0);
-	err = ft_modify(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	err = kqp_modify(qp, &attr, IB_QP_STATE) ?:
+	      kqp_to_rtr(qp, peer_qpn, &gid, gid_index, psn);
 	if (err)
 		return err;
 	memset(&attr, 0, sizeof(attr));
@@ -127,9 +97,9 @@ static int ft_connect_one(struct ft_ctx *t, struct ib_qp *qp, u32 peer_qpn,
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 16;
-	return ft_modify(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
-			 IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-			 IB_QP_MAX_QP_RD_ATOMIC);
+	return kqp_modify(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
+			  IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			  IB_QP_MAX_QP_RD_ATOMIC);
 }
 
 static int ft_connect(struct ft_ctx *t, struct ft_pair *p)
