@@ -506,9 +506,11 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	struct sroce_worker *w = qp->worker;
 
 	mutex_lock(&w->lock);
-	sroce_engine_set_wire(qp, false);
 	list_del_init(&qp->worker_node);
 	sroce_worker_count_qp(w, qp, -1);
+	/* Gone from the worker: leaving the wire must not bind it again. */
+	qp->steered = false;
+	sroce_engine_set_wire(qp, false);
 	sroce_worker_unlock(w);
 	del_timer_sync(&qp->req.timer);
 }
