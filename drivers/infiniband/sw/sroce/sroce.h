@@ -481,6 +481,9 @@ struct sroce_requester {
 	u32 retries;
 	bool rnr_wait;			/* resend_at is an RNR wait */
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
+	/* attr.timeout in jiffies, computed for the value in timeout_for. */
+	unsigned long timeout_jiffies;
+	u8 timeout_for;
 	struct timer_list timer;
 };
 

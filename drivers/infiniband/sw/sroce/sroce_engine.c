@@ -124,7 +124,7 @@ static int sroce_qp_run(struct sroce_qp *qp)
 	return done + SROCE_QP_BUDGET - budget;
 }
 
-static bool sroce_qp_has_work(struct sroce_qp *qp)
+static __always_inline bool sroce_qp_has_work(struct sroce_qp *qp)
 {
 	if (qp->transport->has_work(qp))
 		return true;

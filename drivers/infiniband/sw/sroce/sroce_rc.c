@@ -55,7 +55,7 @@ static void sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx)
  * Takes at most *budget packets from the QP's link; what is left waits
  * for the next pass, so one busy QP cannot starve its worker's others.
  */
-static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
+static noinline int sroce_rc_receive_queued(struct sroce_qp *qp, int *budget)
 {
 	/* Not zeroed on every call: rx_next sets all that is read of it. */
 	struct sroce_rx rx __uninitialized;
@@ -75,6 +75,12 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 	if (qp->req.una_psn != una || qp->resp.rx_expected_psn != expected)
 		qp->path.peer_progress = true;
 	return n;
+}
+
+/* Most runs find nothing queued: they skip the loop's frame. */
+static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
+{
+	return sroce_link_rx_pending(qp) ? sroce_rc_receive_queued(qp, budget) : 0;
 }
 
 static bool sroce_rc_has_work(struct sroce_qp *qp)

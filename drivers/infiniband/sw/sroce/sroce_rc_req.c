@@ -33,12 +33,22 @@
 #include "sroce_rc.h"
 #include "sroce_trace.h"
 
-static unsigned long sroce_timeout_jiffies(u8 timeout)
+/*
+ * The QP's ACK timeout, 4.096 us * 2^timeout, in jiffies (at least one);
+ * computed again only when modify_qp changed attr.timeout (not 0 here).
+ */
+static unsigned long sroce_timeout_jiffies(struct sroce_qp *qp)
 {
-	/* 4.096 us * 2^timeout, at least one jiffy. */
-	u64 ns = 4096ULL << min_t(u8, timeout, 31);
+	u8 timeout = qp->attr.timeout;
 
-	return max_t(unsigned long, nsecs_to_jiffies(ns), 1);
+	if (qp->req.timeout_for != timeout) {
+		qp->req.timeout_jiffies =
+			max_t(unsigned long,
+			      nsecs_to_jiffies(4096ULL << min_t(u8, timeout, 31)),
+			      1);
+		qp->req.timeout_for = timeout;
+	}
+	return qp->req.timeout_jiffies;
 }
 
 /* The RNR NAK timer values (IBTA table 45), in microseconds. */
@@ -171,12 +181,10 @@ static void sroce_rc_rearm(struct sroce_qp *qp)
 {
 	if (!qp->attr.timeout || qp->req.rnr_wait)
 		return;
-	if (sroce_rc_outstanding(qp)) {
-		sroce_arm_timer(qp, jiffies +
-				sroce_timeout_jiffies(qp->attr.timeout));
-	} else {
+	if (sroce_rc_outstanding(qp))
+		sroce_arm_timer(qp, jiffies + sroce_timeout_jiffies(qp));
+	else
 		sroce_stop_timer(qp);
-	}
 }
 
 /*
@@ -453,7 +461,7 @@ bool sroce_rc_may_send(struct sroce_qp *qp)
 				    SROCE_RC_WINDOW);
 }
 
-void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
+static noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	struct sroce_wqe_ctrl *c;
@@ -563,7 +571,18 @@ void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
 			}
 		}
 		if (qp->attr.timeout && !qp->req.resend_at)
-			sroce_arm_timer(qp, jiffies +
-					sroce_timeout_jiffies(qp->attr.timeout));
+			sroce_arm_timer(qp, jiffies + sroce_timeout_jiffies(qp));
 	}
+}
+
+/*
+ * Sends what the SQ holds and the window allows, after a timeout's go-back.
+ * Most runs have no timer waiting, nothing fetched to resend and no new
+ * WQE: they return here (a producer equal to sq_fetched is always valid).
+ */
+void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
+{
+	if (qp->req.resend_at || qp->req.sq_next != qp->req.sq_fetched ||
+	    sroce_ring_read_index(&qp->sq.hdr->producer) != qp->req.sq_next)
+		sroce_rc_send_more(qp, budget);
 }

@@ -649,7 +649,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 }
 
 /* Answers: READ responses and atomic ACKs, then a NAK or an ACK. */
-void sroce_rc_respond(struct sroce_qp *qp, int *budget)
+static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 {
 	struct sroce_rd_resp *e;
 	struct sroce_pkt pkt __uninitialized;	/* zeroed for each answer */
@@ -699,6 +699,14 @@ void sroce_rc_respond(struct sroce_qp *qp, int *budget)
 			return;
 		qp->resp.ack_pending = false;
 	}
+}
+
+void sroce_rc_respond(struct sroce_qp *qp, int *budget)
+{
+	/* Most runs have nothing to answer: they skip the sender's frame. */
+	if (qp->resp.rd_tail != qp->resp.rd_head || qp->resp.ctrl_pending ||
+	    qp->resp.ack_pending)
+		sroce_rc_send_answers(qp, budget);
 }
 
 /* Drops the responder's state: in the error state and at reset. */

@@ -185,10 +185,10 @@ sroce_shortcut_pieces(const struct sroce_seg *segs, unsigned int nsegs,
  * Whether a packet that sender sent between the GIDs sgid and dgid comes
  * from qp's peer (see the rules above); counts the drop if not.
  */
-static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
-				     const struct sroce_qp *sender,
-				     const struct in6_addr *sgid,
-				     const struct in6_addr *dgid)
+static __always_inline bool
+sroce_shortcut_from_peer(struct sroce_qp *qp, const struct sroce_qp *sender,
+			 const struct in6_addr *sgid,
+			 const struct in6_addr *dgid)
 {
 	if (qp->ibqp.qp_type != sender->ibqp.qp_type ||
 	    sender->ibqp.qp_num != qp->attr.dest_qp_num ||
@@ -204,8 +204,9 @@ static bool sroce_shortcut_from_peer(struct sroce_qp *qp,
  * Whether the rules above let dest be handed a packet that starts at byte
  * off of its segments. In an RCU read-side section: dest may be going.
  */
-static bool sroce_shortcut_may_hand_over(struct sroce_qp *qp,
-					 struct sroce_qp *dest, u32 off)
+static __always_inline bool
+sroce_shortcut_may_hand_over(struct sroce_qp *qp, struct sroce_qp *dest,
+			     u32 off)
 {
 	struct sroce_worker *w = READ_ONCE(dest->worker);
 
