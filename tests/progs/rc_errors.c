@@ -274,6 +274,14 @@ static void dead_peer(void)
 	time_t t0;
 
 	connect_pair(&a, &b, &quick);
+	/*
+	 * One message first: on the shortcut the sender then holds the peer
+	 * it handed the packet to (handed_to), which destroy must clear.
+	 */
+	post_recv(&b, 64);
+	post(&a, IBV_WR_SEND, (uintptr_t)a.buf, 64, a.mr->lkey, 0, 0);
+	EXPECT_STATUS(a.cq, IBV_WC_SUCCESS, "SEND before the peer goes");
+	EXPECT_STATUS(b.cq, IBV_WC_SUCCESS, "its receive");
 	ibv_destroy_qp(b.qp);
 	b.qp = NULL;
 	t0 = time(NULL);

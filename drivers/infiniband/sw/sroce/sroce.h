@@ -586,6 +586,13 @@ struct sroce_qp {
 	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
+	/*
+	 * The QP the shortcut last handed a packet to, saving the lookup of
+	 * dest_qp_num: set and read only under the worker's lock, and only
+	 * while both QPs are on its list (a QP leaving a worker clears every
+	 * pointer to it there, and its own).
+	 */
+	struct sroce_qp *handed_to;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)

@@ -408,6 +408,21 @@ void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
 }
 
+/* Takes qp off w's list, under w->lock; see sroce_qp.handed_to. */
+static void sroce_engine_leave_worker(struct sroce_qp *qp,
+				      struct sroce_worker *w)
+{
+	struct sroce_qp *other;
+
+	lockdep_assert_held(&w->lock);
+	list_del_init(&qp->worker_node);
+	sroce_worker_count_qp(w, qp, -1);
+	qp->handed_to = NULL;
+	list_for_each_entry(other, &w->qps, worker_node)
+		if (other->handed_to == qp)
+			other->handed_to = NULL;
+}
+
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
 {
 	qp->worker = w;
@@ -434,8 +449,7 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 		to = dest->worker;
 		if (to == first || to == second) {
 			sroce_engine_set_wire(qp, false);
-			list_del(&qp->worker_node);
-			sroce_worker_count_qp(from, qp, -1);
+			sroce_engine_leave_worker(qp, from);
 			sroce_engine_set_worker(qp, to);
 		}
 		sroce_worker_unlock(second);
@@ -506,8 +520,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	struct sroce_worker *w = qp->worker;
 
 	mutex_lock(&w->lock);
-	list_del_init(&qp->worker_node);
-	sroce_worker_count_qp(w, qp, -1);
+	sroce_engine_leave_worker(qp, w);
 	/* Gone from the worker: leaving the wire must not bind it again. */
 	qp->steered = false;
 	sroce_engine_set_wire(qp, false);

@@ -35,7 +35,9 @@
  * The transport copies the payload before the handler returns, so the
  * sender's memory needs no references and its kernel buffers no copy; the
  * same peer checks apply. The pass then runs the destination next
- * (worker->chase), for the answers the packet asked for.
+ * (worker->chase), for the answers the packet asked for. A sender keeps
+ * the QP it handed a packet to (struct sroce_qp handed_to) for the next
+ * packet to the same QPN, and checks these rules again each time.
  */
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -202,7 +204,8 @@ sroce_shortcut_from_peer(struct sroce_qp *qp, const struct sroce_qp *sender,
 
 /*
  * Whether the rules above let dest be handed a packet that starts at byte
- * off of its segments. In an RCU read-side section: dest may be going.
+ * off of its segments. dest is qp->handed_to, or was found in an RCU
+ * read-side section and may be going.
  */
 static __always_inline bool
 sroce_shortcut_may_hand_over(struct sroce_qp *qp, struct sroce_qp *dest,
@@ -259,6 +262,19 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	size_t size;
 	u32 copy;
 
+	/*
+	 * The QP handed the last packet, while it and its worker qualify:
+	 * under that worker's lock (runner is current), handed_to is on its
+	 * list, so it is alive (struct sroce_qp).
+	 */
+	if (READ_ONCE(qp->worker->runner) == current) {
+		dest = qp->handed_to;
+		if (dest && dest->ibqp.qp_num == qp->attr.dest_qp_num &&
+		    sroce_shortcut_may_hand_over(qp, dest, off)) {
+			sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
+			return 0;
+		}
+	}
 	rcu_read_lock();
 	dest = sroce_qp_find_rcu(qp->attr.dest_qp_num);
 	if (dest && dest->ibqp.qp_type != qp->ibqp.qp_type)
@@ -275,6 +291,9 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (!dest)
 		return 0;	/* nobody there: lost, as on a wire */
 	if (hand_over) {
+		/* Both on the list of the worker whose lock is held. */
+		if (READ_ONCE(qp->worker->runner) == current)
+			qp->handed_to = dest;
 		sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
 		return 0;
 	}
