@@ -481,9 +481,7 @@ struct sroce_requester {
 	u32 retries;
 	bool rnr_wait;			/* resend_at is an RNR wait */
 	unsigned long resend_at;	/* jiffies; 0 when nothing waits */
-	/* attr.timeout in jiffies, computed for the value in timeout_for. */
-	unsigned long timeout_jiffies;
-	u8 timeout_for;
+	unsigned long timeout_jiffies;	/* attr.timeout, set by modify_qp */
 	struct timer_list timer;
 };
 
@@ -594,6 +592,13 @@ struct sroce_qp {
 	 */
 	struct sroce_qp *handed_to;
 };
+
+/* An ACK timeout attribute, 4.096 us * 2^timeout, in jiffies (at least 1). */
+static inline unsigned long sroce_ack_timeout_jiffies(u8 timeout)
+{
+	return max_t(unsigned long,
+		     nsecs_to_jiffies(4096ULL << min_t(u8, timeout, 31)), 1);
+}
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 {

@@ -451,8 +451,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PATH_MTU)
 		qp->attr.path_mtu = attr->path_mtu;
-	if (mask & IB_QP_TIMEOUT)
+	if (mask & IB_QP_TIMEOUT) {
 		qp->attr.timeout = attr->timeout;
+		qp->req.timeout_jiffies = sroce_ack_timeout_jiffies(attr->timeout);
+	}
 	if (mask & IB_QP_RETRY_CNT)
 		qp->attr.retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)

@@ -33,24 +33,6 @@
 #include "sroce_rc.h"
 #include "sroce_trace.h"
 
-/*
- * The QP's ACK timeout, 4.096 us * 2^timeout, in jiffies (at least one);
- * computed again only when modify_qp changed attr.timeout (not 0 here).
- */
-static unsigned long sroce_timeout_jiffies(struct sroce_qp *qp)
-{
-	u8 timeout = qp->attr.timeout;
-
-	if (qp->req.timeout_for != timeout) {
-		qp->req.timeout_jiffies =
-			max_t(unsigned long,
-			      nsecs_to_jiffies(4096ULL << min_t(u8, timeout, 31)),
-			      1);
-		qp->req.timeout_for = timeout;
-	}
-	return qp->req.timeout_jiffies;
-}
-
 /* The RNR NAK timer values (IBTA table 45), in microseconds. */
 static const u32 sroce_rnr_us[32] = {
 	[IB_RNR_TIMER_655_36] = 655360, [IB_RNR_TIMER_000_01] = 10,
@@ -182,7 +164,7 @@ static void sroce_rc_rearm(struct sroce_qp *qp)
 	if (!qp->attr.timeout || qp->req.rnr_wait)
 		return;
 	if (sroce_rc_outstanding(qp))
-		sroce_arm_timer(qp, jiffies + sroce_timeout_jiffies(qp));
+		sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 	else
 		sroce_stop_timer(qp);
 }
@@ -571,7 +553,7 @@ static noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 			}
 		}
 		if (qp->attr.timeout && !qp->req.resend_at)
-			sroce_arm_timer(qp, jiffies + sroce_timeout_jiffies(qp));
+			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 	}
 }
 

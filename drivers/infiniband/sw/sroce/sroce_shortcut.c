@@ -256,7 +256,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 {
 	bool copy_all = sroce_qp_is_uc(qp);
 	struct sroce_lmsg *msg;
-	bool hand_over;
+	bool hand_over, in_pass;
 	struct sroce_qp *dest;
 	unsigned int pieces;
 	size_t size;
@@ -264,10 +264,11 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 
 	/*
 	 * The QP handed the last packet, while it and its worker qualify:
-	 * under that worker's lock (runner is current), handed_to is on its
-	 * list, so it is alive (struct sroce_qp).
+	 * in a pass of qp's worker (which holds its lock), handed_to is on
+	 * its list, so it is alive (struct sroce_qp).
 	 */
-	if (READ_ONCE(qp->worker->runner) == current) {
+	in_pass = READ_ONCE(qp->worker->runner) == current;
+	if (in_pass) {
 		dest = qp->handed_to;
 		if (dest && dest->ibqp.qp_num == qp->attr.dest_qp_num &&
 		    sroce_shortcut_may_hand_over(qp, dest, off)) {
@@ -292,7 +293,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		return 0;	/* nobody there: lost, as on a wire */
 	if (hand_over) {
 		/* Both on the list of the worker whose lock is held. */
-		if (READ_ONCE(qp->worker->runner) == current)
+		if (in_pass)
 			qp->handed_to = dest;
 		sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
 		return 0;
