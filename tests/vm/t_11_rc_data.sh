@@ -38,7 +38,8 @@ pingpong() {	# pingpong ARGS...: server and client, both must succeed
 	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" 127.0.0.1 > /tmp/pp-cli.log 2>&1
 	local rc=$?
 	wait $srv
-	[ $rc -eq 0 ] && [ $? -eq 0 ] && grep -q 'iters in' /tmp/pp-cli.log
+	local srv_rc=$?
+	[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] && grep -q 'iters in' /tmp/pp-cli.log
 }
 check "ibv_rc_pingpong -c (buffer contents checked)" pingpong -n 200 -c
 check "ibv_rc_pingpong -e (completion events)" pingpong -n 200 -e

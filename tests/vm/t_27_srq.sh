@@ -21,7 +21,8 @@ srq_pingpong() {	# srq_pingpong ARGS...: server and client succeed
 	timeout 60 ibv_srq_pingpong -d sroce0 -g 1 "$@" 127.0.0.1 > /tmp/srq-cli.log 2>&1
 	local rc=$?
 	wait $srv
-	[ $rc -eq 0 ] && [ $? -eq 0 ] && grep -q 'iters in' /tmp/srq-cli.log
+	local srv_rc=$?
+	[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] && grep -q 'iters in' /tmp/srq-cli.log
 }
 check "ibv_srq_pingpong (16 QPs, one SRQ)" srq_pingpong -n 200
 check "ibv_srq_pingpong -e (completion events)" srq_pingpong -n 200 -e
