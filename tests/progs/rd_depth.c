@@ -5,7 +5,9 @@
  * posts that many READs of distinct 4 KiB blocks and as many FETCH_ADDs on
  * distinct counters at once, and checks every byte read, every original
  * value returned, every counter's final value and the completions; then
- * that a QP refuses one READ/atomic more than the maximum, either way.
+ * as many READs each followed by a WRITE, whose answers (READ responses,
+ * ACKs) must come back in order; then that a QP refuses one READ/atomic
+ * more than the maximum, either way.
  * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
  * run.
  */
@@ -46,7 +48,8 @@ static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t rd_atomic)
 	struct tl_rc_conn conn = {
 		.dest_qpn = dest, .dgid = &gid, .sgid_index = gid_index,
 		.sq_psn = 100, .rq_psn = 100, .access = IBV_ACCESS_REMOTE_READ |
-		IBV_ACCESS_REMOTE_ATOMIC, .timeout = 14, .retry_cnt = 7,
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+		.timeout = 14, .retry_cnt = 7,
 		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = rd_atomic,
 	};
 
@@ -79,6 +82,59 @@ static void post(struct side *a, struct side *b, uint32_t i, uint32_t depth,
 	}
 	if (ibv_post_send(a->qp, &wr, &bad))
 		tl_die("ibv_post_send");
+}
+
+/*
+ * READ i of block i, then a WRITE of 8 bytes from a's result slot i to b's
+ * counter i: the WRITE's ACK must not overtake the READ's response (the
+ * requester would take it for a lost response and resend; the caller
+ * checks the device's counters).
+ */
+static void read_then_write(struct side *a, struct side *b, uint32_t depth)
+{
+	size_t counters = (size_t)depth * BLOCK;
+	uint64_t *res = (uint64_t *)(a->buf + counters);
+	uint64_t *ctr = (uint64_t *)(b->buf + counters);
+	uint32_t i, done = 0, bad_wc = 0, bad_data = 0;
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	memset(a->buf, 0, counters);
+	for (i = 0; i < depth; i++) {
+		struct ibv_sge sge = { .lkey = a->mr->lkey, .length = 8,
+				       .addr = (uintptr_t)&res[i] };
+		struct ibv_send_wr wr = {
+			.wr_id = 2ULL << 32 | i, .sg_list = &sge,
+			.num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)&ctr[i],
+				     .rkey = b->mr->rkey },
+		};
+
+		res[i] = 0xabc000 + i;
+		post(a, b, i, depth, 0);
+		if (ibv_post_send(a->qp, &wr, &bad))
+			tl_die("ibv_post_send");
+	}
+	while (done < 2 * depth && tl_wait_wc(cq, &wc, 20)) {
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != ((done & 1 ? 2ULL << 32 : 0) | done / 2) ||
+		    wc.opcode != (done & 1 ? IBV_WC_RDMA_WRITE :
+				  IBV_WC_RDMA_READ))
+			bad_wc++;
+		done++;
+	}
+	tl_check(done == 2 * depth && !bad_wc,
+		 "%u READs each followed by a WRITE: %u completions, %u not successful or out of order",
+		 depth, done, bad_wc);
+	for (i = 0; i < depth; i++)
+		if (memcmp(a->buf + (size_t)i * BLOCK,
+			   b->buf + (size_t)i * BLOCK, BLOCK) ||
+		    ctr[i] != 0xabc000 + i)
+			bad_data++;
+	tl_check(!bad_data,
+		 "every block read is the responder's and every WRITE landed (%u wrong)",
+		 bad_data);
 }
 
 /* QPs that ask for one READ/atomic more than the device has, either way. */
@@ -148,6 +204,7 @@ int main(int argc, char **argv)
 			tl_die("calloc");
 		s->mr = ibv_reg_mr(pd, s->buf, len, IBV_ACCESS_LOCAL_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_ATOMIC);
 		if (!s->mr)
 			tl_die("ibv_reg_mr");
@@ -194,6 +251,7 @@ int main(int argc, char **argv)
 	tl_check(!bad_data,
 		 "every FETCH_ADD returned the original value and added once (%u wrong)",
 		 bad_data);
+	read_then_write(&a, &b, depth);
 	check_refused(depth);
 
 	ibv_destroy_qp(a.qp);

@@ -7,19 +7,26 @@ HAND_OVER=/sys/module/sroce/parameters/shortcut_hand_over
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
-h0=$(sroce_stat shortcut_hand_overs)
+h0=$(sroce_stat shortcut_hand_overs) a0=$(sroce_stat shortcut_answers_back)
+r0=$(sroce_stat retransmits) t0=$(sroce_stat timeouts)
 "$T/rc_integrity" sroce0 1 4 150 "$RANDOM" $((1 << 20))
 check "rc_integrity (IPv4 GID, 4 pairs, 1 MiB max)" test $? -eq 0
 check "packets were handed over ($h0 -> $(sroce_stat shortcut_hand_overs))" \
 	test "$(sroce_stat shortcut_hand_overs)" -gt "$h0"
+check "ACKs came back with them ($a0 -> $(sroce_stat shortcut_answers_back))" \
+	test "$(sroce_stat shortcut_answers_back)" -gt "$a0"
+# Nothing is lost or reordered on the shortcut: an ACK that overtook a
+# READ response, or one left behind, would show as a resend or a timeout.
+check_eq "no resend on the shortcut" "$r0 $t0" \
+	"$(sroce_stat retransmits) $(sroce_stat timeouts)"
 echo 0 > "$HAND_OVER"
-h0=$(sroce_stat shortcut_hand_overs)
+h0=$(sroce_stat shortcut_hand_overs) a0=$(sroce_stat shortcut_answers_back)
 "$T/rc_integrity" sroce0 1 4 100 "$RANDOM" $((1 << 20))
 check "rc_integrity, descriptors only (shortcut_hand_over=0)" test $? -eq 0
 "$T/rd_depth" sroce0 1
 check "rd_depth, descriptors only" test $? -eq 0
-check_eq "nothing handed over with shortcut_hand_over=0" "$h0" \
-	"$(sroce_stat shortcut_hand_overs)"
+check_eq "nothing handed over with shortcut_hand_over=0" "$h0 $a0" \
+	"$(sroce_stat shortcut_hand_overs) $(sroce_stat shortcut_answers_back)"
 echo 1 > "$HAND_OVER"
 gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 	match($0, /GID\[ *[0-9]+\]/); s = substr($0, RSTART, RLENGTH)
@@ -28,8 +35,11 @@ gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
 "$T/rc_threads" sroce0 1 4 2000 "$RANDOM"
 check "rc_threads (4 threads post to one QP, ibv_post_send and ibv_wr_*)" test $? -eq 0
+r0=$(sroce_stat retransmits) t0=$(sroce_stat timeouts)
 "$T/rd_depth" sroce0 1
 check "rd_depth (the device's READs and atomics in flight at once, data checked)" test $? -eq 0
+check_eq "rd_depth: no resend, so no ACK overtook a READ response" "$r0 $t0" \
+	"$(sroce_stat retransmits) $(sroce_stat timeouts)"
 
 pingpong() {	# pingpong ARGS...: server and client, both must succeed
 	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 "$@" > /tmp/pp-srv.log 2>&1 &

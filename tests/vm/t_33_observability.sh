@@ -13,8 +13,9 @@ rx_drop_icrc rx_drop_no_qp rx_drop_queue_full rx_drop_protocol
 duplicate_requests seq_naks_sent rnr_naks_sent retransmits timeouts ud_sent
 ud_received rx_drop_qkey rx_drop_pkey rx_drop_no_recv ud_no_dest kick_wakes
 rx_drop_address rx_drop_replay shortcut_drop_peer shortcut_hand_overs
-qp_ring_errors fast_regs invalidates rx_bad_invalidate tx_bytes rx_bytes
-error_naks_sent seq_naks_received rnr_naks_received error_naks_received"
+shortcut_answers_back qp_ring_errors fast_regs invalidates rx_bad_invalidate
+tx_bytes rx_bytes error_naks_sent seq_naks_received rnr_naks_received
+error_naks_received"
 
 # nl_counters DEV: "NAME VALUE" lines of DEV's port 1, through netlink.
 nl_counters() {

@@ -32,6 +32,7 @@
 #include <sroce/compat.h>
 #include <sroce/mtu.h>
 #include <sroce/rc_pkt.h>
+#include <sroce/roce_hdr.h>
 #include <sroce/wqe.h>
 
 struct page_pool;
@@ -585,6 +586,12 @@ struct sroce_qp {
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
 	/*
+	 * The shortcut: an answer a hand-over carried back (answer_parked),
+	 * taken before anything queued to the QP; under the worker's lock.
+	 */
+	struct sroce_pkt answer;
+	bool answer_parked;
+	/*
 	 * The QP the shortcut last handed a packet to, saving the lookup of
 	 * dest_qp_num: set and read only under the worker's lock, and only
 	 * while both QPs are on its list (a QP leaving a worker clears every
@@ -721,6 +728,7 @@ enum sroce_stat {
 	SROCE_STAT_RX_DROP_REPLAY,	/* a duplicate READ/atomic not in history */
 	SROCE_STAT_SHORTCUT_DROP_PEER,	/* shortcut: the QP does not name it */
 	SROCE_STAT_SHORTCUT_HAND_OVERS,	/* shortcut: taken without a descriptor */
+	SROCE_STAT_SHORTCUT_ANSWERS_BACK, /* shortcut: ACKs a hand-over carried back */
 	SROCE_STAT_QP_RING_ERRORS,	/* QPs failed for an impossible index */
 	SROCE_STAT_FAST_REGS,	/* REG_MRs that made an MR valid */
 	SROCE_STAT_INVALIDATES,	/* keys invalidated, locally or remotely */

@@ -13,7 +13,9 @@
  * The shortcut may also hand a packet straight to the destination QP's
  * transport, through the handler the transport registered for its QP
  * types (sroce_shortcut_register(), from the engine's registration): the
- * one way a link reaches a transport, and never by name.
+ * one way a link reaches a transport, and never by name. The ACK such a
+ * packet asked for may come back the same way, parked for the sender
+ * (see sroce_shortcut.c).
  */
 #ifndef SROCE_LINK_H
 #define SROCE_LINK_H
@@ -65,9 +67,14 @@ void sroce_wire_drop_rx(struct sroce_qp *qp);
 /*
  * A transport's handler of one packet that the shortcut hands over instead
  * of queueing it: called in a pass of the QP's worker, which holds its
- * lock; rx and its payload are valid only during the call.
+ * lock; rx and its payload are valid only during the call. With answer
+ * set, the handler may write into it the answer the QP owes the sender
+ * for a request, if that is the only one it owes and a header-only packet
+ * (an ACK), and return true: the shortcut carries it back in place of a
+ * send.
  */
-typedef void sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx);
+typedef bool sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx,
+				struct sroce_pkt *answer);
 void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take);
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
@@ -105,10 +112,31 @@ static inline bool sroce_link_tx_full(struct sroce_qp *qp)
 	return qp->wire && sroce_net_tx_full(qp->sdev);
 }
 
-/* What each link has queued to the QP (read without a lock: a hint). */
+/*
+ * What each link has queued to the QP (read without a lock: a hint); the
+ * shortcut's answer parked for it comes first.
+ */
 static inline bool sroce_shortcut_queued(struct sroce_qp *qp)
 {
-	return qp->rx_batch || !llist_empty(&qp->rx);
+	return qp->answer_parked || qp->rx_batch || !llist_empty(&qp->rx);
+}
+
+/*
+ * The answer a hand-over carried back to the QP (sroce_shortcut.c), if
+ * one waits: taken as a received packet, in place.
+ */
+static inline bool sroce_link_take_answer(struct sroce_qp *qp,
+					  struct sroce_rx *rx)
+{
+	if (!qp->answer_parked)
+		return false;
+	qp->answer_parked = false;
+	rx->pkt = &qp->answer;
+	rx->seg = NULL;
+	rx->num_seg = 0;
+	rx->skb = NULL;
+	rx->msg = NULL;
+	return true;
 }
 
 static inline bool sroce_wire_queued(struct sroce_qp *qp)
@@ -132,7 +160,7 @@ static inline void sroce_link_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	if (rx->skb)
 		consume_skb(rx->skb);
-	else
+	else if (rx->msg)
 		sroce_shortcut_rx_done(qp, rx);
 }
 

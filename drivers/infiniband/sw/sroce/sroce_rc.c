@@ -44,11 +44,18 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 		sroce_rc_handle_read_data(qp, rx);
 }
 
-/* One packet from the QP's link, queued or handed over. */
-static void sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx)
+/*
+ * One packet from the QP's link, queued or handed over. With answer (a
+ * hand-over, see sroce_link_take_fn), the ACK the packet asked for may go
+ * back at once.
+ */
+static bool sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx,
+			  struct sroce_pkt *answer)
 {
-	if (READ_ONCE(qp->state) != IB_QPS_ERR)
-		sroce_rc_rx_packet(qp, rx);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return false;
+	sroce_rc_rx_packet(qp, rx);
+	return answer && qp->resp.ack_pending && sroce_rc_ack_now(qp, answer);
 }
 
 /*
@@ -63,7 +70,7 @@ static noinline int sroce_rc_receive_queued(struct sroce_qp *qp, int *budget)
 	int n = 0;
 
 	while (*budget > 0 && sroce_link_rx_next(qp, &rx)) {
-		sroce_rc_take(qp, &rx);
+		sroce_rc_take(qp, &rx, NULL);
 		sroce_link_rx_done(qp, &rx);
 		(*budget)--;
 		n++;
@@ -81,6 +88,23 @@ static noinline int sroce_rc_receive_queued(struct sroce_qp *qp, int *budget)
 static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 {
 	return sroce_link_rx_pending(qp) ? sroce_rc_receive_queued(qp, budget) : 0;
+}
+
+/*
+ * The send step. The ACK that a hand-over carried back while the QP sent
+ * (the link parked it) frees the window and completes WQEs: taken before
+ * the run ends rather than in another. It was parked only with nothing
+ * queued before it, so it is the QP's next packet.
+ */
+static void sroce_rc_send(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_rx rx __uninitialized;	/* take_answer sets it */
+
+	if (!sroce_rc_send_due(qp))
+		return;
+	sroce_rc_send_more(qp, budget);
+	if (sroce_link_take_answer(qp, &rx))
+		sroce_rc_rx_packet(qp, &rx);
 }
 
 static bool sroce_rc_has_work(struct sroce_qp *qp)
@@ -118,7 +142,7 @@ static bool sroce_rc_has_work(struct sroce_qp *qp)
 
 const struct sroce_transport sroce_rc_transport = {
 	.receive = sroce_rc_receive,
-	.send = sroce_rc_send_context,
+	.send = sroce_rc_send,
 	.respond = sroce_rc_respond,
 	.has_work = sroce_rc_has_work,
 	.drop_state = sroce_rc_drop_state,

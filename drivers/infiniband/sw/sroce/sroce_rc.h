@@ -17,15 +17,28 @@ static inline bool sroce_rc_is_rd(u8 wqe_opcode)
 }
 
 /* sroce_rc_req.c */
-void sroce_rc_send_context(struct sroce_qp *qp, int *budget);
+/* Sends what the SQ holds and the window allows, after a timeout's go-back. */
+void sroce_rc_send_more(struct sroce_qp *qp, int *budget);
 bool sroce_rc_may_send(struct sroce_qp *qp);
 void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx);
+
+/*
+ * Whether the requester has anything to send: most runs have no timer
+ * waiting, nothing fetched to resend and no new WQE (a producer equal to
+ * sq_fetched is always valid).
+ */
+static inline bool sroce_rc_send_due(struct sroce_qp *qp)
+{
+	return qp->req.resend_at || qp->req.sq_next != qp->req.sq_fetched ||
+	       sroce_ring_read_index(&qp->sq.hdr->producer) != qp->req.sq_next;
+}
 
 /* sroce_rc_resp.c */
 void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
 void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
 void sroce_rc_respond(struct sroce_qp *qp, int *budget);
+bool sroce_rc_ack_now(struct sroce_qp *qp, struct sroce_pkt *ack);
 void sroce_rc_drop_state(struct sroce_qp *qp);
 
 #endif /* SROCE_RC_H */

@@ -443,7 +443,7 @@ bool sroce_rc_may_send(struct sroce_qp *qp)
 				    SROCE_RC_WINDOW);
 }
 
-static noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
+noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	struct sroce_wqe_ctrl *c;
@@ -555,16 +555,4 @@ static noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 		if (qp->attr.timeout && !qp->req.resend_at)
 			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 	}
-}
-
-/*
- * Sends what the SQ holds and the window allows, after a timeout's go-back.
- * Most runs have no timer waiting, nothing fetched to resend and no new
- * WQE: they return here (a producer equal to sq_fetched is always valid).
- */
-void sroce_rc_send_context(struct sroce_qp *qp, int *budget)
-{
-	if (qp->req.resend_at || qp->req.sq_next != qp->req.sq_fetched ||
-	    sroce_ring_read_index(&qp->sq.hdr->producer) != qp->req.sq_next)
-		sroce_rc_send_more(qp, budget);
 }

@@ -22,16 +22,24 @@
 #include "sroce_trace.h"
 
 /* An ACK, RNR NAK or NAK for psn, with the responder's current MSN. */
-static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
+/* An ACK, RNR NAK or NAK of psn (syndrome) to the peer. */
+static void sroce_rc_aeth_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
+			      u8 syndrome, u32 psn)
 {
-	struct sroce_pkt pkt = {
+	*pkt = (struct sroce_pkt){
 		.opcode = IB_OPCODE_ACKNOWLEDGE,
 		.dest_qpn = qp->attr.dest_qp_num,
 		.psn = psn & SROCE_PSN_MASK,
 		.aeth_syndrome = syndrome,
 		.aeth_msn = qp->resp.msn,
 	};
+}
 
+static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_pkt pkt;
+
+	sroce_rc_aeth_pkt(qp, &pkt, syndrome, psn);
 	return sroce_link_xmit(qp, &pkt, NULL, 0, 0, 0);
 }
 
@@ -699,6 +707,27 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 			return;
 		qp->resp.ack_pending = false;
 	}
+}
+
+/*
+ * For a hand-over that may carry an answer back (sroce_link_take_fn): the
+ * ACK the responder owes, built into ack and sent as far as the responder
+ * is concerned, if it is the one answer owed now (no READ response,
+ * atomic ACK, NAK or RNR NAK waits before it).
+ */
+bool sroce_rc_ack_now(struct sroce_qp *qp, struct sroce_pkt *ack)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (!qp->resp.ack_pending || qp->resp.ctrl_pending ||
+	    qp->resp.rd_tail != qp->resp.rd_head ||
+	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	     state != IB_QPS_SQD))
+		return false;
+	sroce_rc_aeth_pkt(qp, ack, sroce_aeth_ack(),
+			  sroce_psn_add(qp->resp.rx_expected_psn, -1));
+	qp->resp.ack_pending = false;
+	return true;
 }
 
 void sroce_rc_respond(struct sroce_qp *qp, int *budget)

@@ -38,6 +38,22 @@
  * (worker->chase), for the answers the packet asked for. A sender keeps
  * the QP it handed a packet to (struct sroce_qp handed_to) for the next
  * packet to the same QPN, and checks these rules again each time.
+ *
+ * Answering back: when the one answer the destination then owes is an ACK
+ * (sroce_link_take_fn), the hand-over carries it back at once, parked for
+ * the sender (qp->answer), instead of the destination's run sending it:
+ * - only while nothing else is queued to the sender, so the order stays;
+ *   the parked answer is the first packet the sender takes, and nothing
+ *   is handed to the sender while it is parked;
+ * - one per run of the sender: while one is parked, the destination
+ *   answers later requests from its own run, with one ACK for all;
+ * - the sender's transport takes it as a received packet, in place
+ *   (rx->pkt is qp->answer: only the QP's own sends park an answer for
+ *   it, and it sends nothing while it takes a packet); the RC send step
+ *   does so before its run ends, and a pass finds one parked while the
+ *   sender answered (it is queued, see sroce_shortcut_queued()); a reset
+ *   or destroy drops it.
+ * The answer comes from the sender's peer: the hand-over checked the pair.
  */
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -229,6 +245,8 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	struct sroce_worker *w = dest->worker;
 	/* Not zeroed: every member that is read is set below. */
 	struct sroce_rx rx __uninitialized;
+	struct sroce_pkt *answer;
+	bool answered;
 
 	if (READ_ONCE(dest->wire)) {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
@@ -243,11 +261,21 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	rx.num_seg = nsegs;
 	rx.skb = NULL;
 	rx.msg = NULL;
+	/* Behind a queued descriptor, the answer would overtake it. */
+	answer = sroce_shortcut_queued(qp) ? NULL : &qp->answer;
 	w->handing_over = true;
-	sroce_shortcut_takers[dest->ibqp.qp_type](dest, &rx);
+	answered = sroce_shortcut_takers[dest->ibqp.qp_type](dest, &rx, answer);
 	w->handing_over = false;
 	sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_HAND_OVERS, 1);
-	sroce_worker_notify(dest);
+	if (!answered) {
+		sroce_worker_notify(dest);
+		return;
+	}
+	/* Taken by the sender's run, which is under way. */
+	trace_sroce_pkt_tx(dest->ibqp.qp_num, answer->dest_qpn, answer->opcode,
+			   answer->psn, 0, false);
+	qp->answer_parked = true;
+	sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_ANSWERS_BACK, 1);
 }
 
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
@@ -334,6 +362,9 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	struct sroce_lmsg *msg;
 
+	/* Parked only on the shortcut: a reset to the wire drops it. */
+	if (sroce_link_take_answer(qp, rx))
+		return true;
 	while ((msg = sroce_shortcut_pop(qp))) {
 		if (READ_ONCE(qp->wire)) {
 			/* Queued before a reset put the QP on the wire. */
@@ -366,6 +397,7 @@ void sroce_shortcut_drop_rx(struct sroce_qp *qp)
 {
 	struct sroce_lmsg *msg;
 
+	qp->answer_parked = false;
 	while ((msg = sroce_shortcut_pop(qp)))
 		sroce_lmsg_free(msg);
 }

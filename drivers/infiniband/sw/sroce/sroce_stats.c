@@ -41,6 +41,7 @@ const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_RX_DROP_REPLAY].name = "rx_drop_replay",
 	[SROCE_STAT_SHORTCUT_DROP_PEER].name = "shortcut_drop_peer",
 	[SROCE_STAT_SHORTCUT_HAND_OVERS].name = "shortcut_hand_overs",
+	[SROCE_STAT_SHORTCUT_ANSWERS_BACK].name = "shortcut_answers_back",
 	[SROCE_STAT_QP_RING_ERRORS].name = "qp_ring_errors",
 	[SROCE_STAT_FAST_REGS].name = "fast_regs",
 	[SROCE_STAT_INVALIDATES].name = "invalidates",
