@@ -5,8 +5,8 @@
  * posts that many READs of distinct 4 KiB blocks and as many FETCH_ADDs on
  * distinct counters at once, and checks every byte read, every original
  * value returned, every counter's final value and the completions; then
- * as many READs each followed by a WRITE, whose answers (READ responses,
- * ACKs) must come back in order; then that a QP refuses one READ/atomic
+ * as many READs each followed by a WRITE in one post, whose answers (READ
+ * responses, ACKs) must come back in order; then that a QP refuses one READ/atomic
  * more than the maximum, either way.
  * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
  * run.
@@ -49,7 +49,8 @@ static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t rd_atomic)
 		.dest_qpn = dest, .dgid = &gid, .sgid_index = gid_index,
 		.sq_psn = 100, .rq_psn = 100, .access = IBV_ACCESS_REMOTE_READ |
 		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
-		.timeout = 14, .retry_cnt = 7,
+		/* 1 s: t_11 counts timeouts, and a vCPU may stall 67 ms */
+		.timeout = 18, .retry_cnt = 7,
 		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = rd_atomic,
 	};
 
@@ -86,9 +87,10 @@ static void post(struct side *a, struct side *b, uint32_t i, uint32_t depth,
 
 /*
  * READ i of block i, then a WRITE of 8 bytes from a's result slot i to b's
- * counter i: the WRITE's ACK must not overtake the READ's response (the
- * requester would take it for a lost response and resend; the caller
- * checks the device's counters).
+ * counter i, all posted in one list so that one pass of the requester
+ * sends them together: the WRITE's ACK must not overtake the READ's
+ * response. The data and the completions stay right either way (the
+ * requester resends); the caller checks the device's resend counters.
  */
 static void read_then_write(struct side *a, struct side *b, uint32_t depth)
 {
@@ -96,26 +98,42 @@ static void read_then_write(struct side *a, struct side *b, uint32_t depth)
 	uint64_t *res = (uint64_t *)(a->buf + counters);
 	uint64_t *ctr = (uint64_t *)(b->buf + counters);
 	uint32_t i, done = 0, bad_wc = 0, bad_data = 0;
-	struct ibv_send_wr *bad;
+	struct ibv_send_wr *wr, *bad;
+	struct ibv_sge *sge;
 	struct ibv_wc wc;
 
+	wr = calloc(2 * depth, sizeof(*wr));
+	sge = calloc(2 * depth, sizeof(*sge));
+	if (!wr || !sge)
+		tl_die("calloc");
 	memset(a->buf, 0, counters);
-	for (i = 0; i < depth; i++) {
-		struct ibv_sge sge = { .lkey = a->mr->lkey, .length = 8,
-				       .addr = (uintptr_t)&res[i] };
-		struct ibv_send_wr wr = {
-			.wr_id = 2ULL << 32 | i, .sg_list = &sge,
-			.num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)&ctr[i],
-				     .rkey = b->mr->rkey },
-		};
+	for (i = 0; i < 2 * depth; i++) {
+		uint32_t k = i / 2;
 
-		res[i] = 0xabc000 + i;
-		post(a, b, i, depth, 0);
-		if (ibv_post_send(a->qp, &wr, &bad))
-			tl_die("ibv_post_send");
+		sge[i].lkey = a->mr->lkey;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i + 1 < 2 * depth ? &wr[i + 1] : NULL;
+		if (i & 1) {
+			res[k] = 0xabc000 + k;
+			sge[i].addr = (uintptr_t)&res[k];
+			sge[i].length = 8;
+			wr[i].wr_id = 2ULL << 32 | k;
+			wr[i].opcode = IBV_WR_RDMA_WRITE;
+			wr[i].wr.rdma.remote_addr = (uintptr_t)&ctr[k];
+		} else {
+			sge[i].addr = (uintptr_t)a->buf + (size_t)k * BLOCK;
+			sge[i].length = BLOCK;
+			wr[i].wr_id = k;
+			wr[i].opcode = IBV_WR_RDMA_READ;
+			wr[i].wr.rdma.remote_addr =
+				(uintptr_t)b->buf + (size_t)k * BLOCK;
+		}
+		wr[i].wr.rdma.rkey = b->mr->rkey;
 	}
+	if (ibv_post_send(a->qp, wr, &bad))
+		tl_die("ibv_post_send");
 	while (done < 2 * depth && tl_wait_wc(cq, &wc, 20)) {
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != ((done & 1 ? 2ULL << 32 : 0) | done / 2) ||
@@ -125,7 +143,7 @@ static void read_then_write(struct side *a, struct side *b, uint32_t depth)
 		done++;
 	}
 	tl_check(done == 2 * depth && !bad_wc,
-		 "%u READs each followed by a WRITE: %u completions, %u not successful or out of order",
+		 "%u READs each followed by a WRITE, in one post: %u completions, %u not successful or out of order",
 		 depth, done, bad_wc);
 	for (i = 0; i < depth; i++)
 		if (memcmp(a->buf + (size_t)i * BLOCK,
@@ -135,6 +153,8 @@ static void read_then_write(struct side *a, struct side *b, uint32_t depth)
 	tl_check(!bad_data,
 		 "every block read is the responder's and every WRITE landed (%u wrong)",
 		 bad_data);
+	free(wr);
+	free(sge);
 }
 
 /* QPs that ask for one READ/atomic more than the device has, either way. */

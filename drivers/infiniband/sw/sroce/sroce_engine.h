@@ -27,7 +27,10 @@ struct sroce_transport {
 	bool (*has_work)(struct sroce_qp *qp);
 	/* Drops the transport's state: in the error state and at reset. */
 	void (*drop_state)(struct sroce_qp *qp);
-	/* Drops what is queued to the QP; from any context. */
+	/*
+	 * Drops what is queued to the QP: under the worker's lock, or with
+	 * the QP off its worker.
+	 */
 	void (*drop_rx)(struct sroce_qp *qp);
 	/* Takes one packet a link hands over (sroce_link.h), or NULL. */
 	sroce_link_take_fn *take;

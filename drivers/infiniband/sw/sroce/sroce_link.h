@@ -34,9 +34,9 @@ struct sroce_lmsg;
 struct sroce_rx {
 	/*
 	 * The headers: the shortcut's point into its descriptor (or, handed
-	 * over, to the sender's scratch), the wire's are parsed into
-	 * "parsed". The transport may rewrite them. An rx is never copied
-	 * (pkt may point into it).
+	 * over, to the sender's scratch; parked, to qp->answer), the wire's
+	 * are parsed into "parsed". The transport may rewrite them. An rx is
+	 * never copied (pkt may point into it).
 	 */
 	struct sroce_pkt *pkt;
 	struct sroce_pkt parsed;

@@ -46,8 +46,8 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 
 /*
  * One packet from the QP's link, queued or handed over. With answer (a
- * hand-over, see sroce_link_take_fn), the ACK the packet asked for may go
- * back at once.
+ * hand-over, see sroce_link_take_fn), the ACK the responder owes (for
+ * this request, or for earlier ones) may go back at once.
  */
 static bool sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx,
 			  struct sroce_pkt *answer)

@@ -22,7 +22,6 @@
 #include "sroce_trace.h"
 
 /* An ACK, RNR NAK or NAK for psn, with the responder's current MSN. */
-/* An ACK, RNR NAK or NAK of psn (syndrome) to the peer. */
 static void sroce_rc_aeth_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			      u8 syndrome, u32 psn)
 {
@@ -35,6 +34,7 @@ static void sroce_rc_aeth_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	};
 }
 
+/* Sends it: 0, or an error with nothing sent. */
 static int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	struct sroce_pkt pkt;

@@ -34,8 +34,9 @@
  * - the packet starts at byte 0 of the segments (the whole message).
  * The transport copies the payload before the handler returns, so the
  * sender's memory needs no references and its kernel buffers no copy; the
- * same peer checks apply. The pass then runs the destination next
- * (worker->chase), for the answers the packet asked for. A sender keeps
+ * same peer checks apply. Unless the hand-over carried the answer back
+ * (below), the pass then runs the destination next (worker->chase), for
+ * the answers the packet asked for. A sender keeps
  * the QP it handed a packet to (struct sroce_qp handed_to) for the next
  * packet to the same QPN, and checks these rules again each time.
  *
@@ -45,8 +46,8 @@
  * - only while nothing else is queued to the sender, so the order stays;
  *   the parked answer is the first packet the sender takes, and nothing
  *   is handed to the sender while it is parked;
- * - one per run of the sender: while one is parked, the destination
- *   answers later requests from its own run, with one ACK for all;
+ * - one at a time: while one is parked, the destination answers later
+ *   requests from its own run, with one ACK for all;
  * - the sender's transport takes it as a received packet, in place
  *   (rx->pkt is qp->answer: only the QP's own sends park an answer for
  *   it, and it sends nothing while it takes a packet); the RC send step
