@@ -6,8 +6,9 @@
  * distinct counters at once, and checks every byte read, every original
  * value returned, every counter's final value and the completions; then
  * as many READs each followed by a WRITE in one post, whose answers (READ
- * responses, ACKs) must come back in order; then that a QP refuses one READ/atomic
- * more than the maximum, either way.
+ * responses, ACKs) must come back in order; then atomics one at a time,
+ * each awaited; then that a QP refuses one READ/atomic more than the
+ * maximum, either way.
  * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
  * run.
  */
@@ -157,6 +158,68 @@ static void read_then_write(struct side *a, struct side *b, uint32_t depth)
 	free(sge);
 }
 
+/*
+ * Atomics one at a time on b's counter 0, each completion awaited: the
+ * shape of a lock or a ticket (ib_atomic_lat), where a same-host atomic's
+ * ACK comes back with its hand-over. FETCH_ADDs, CMP_SWAPs that match and
+ * ones that do not; every original value, the final value and the
+ * neighbouring counter are checked.
+ */
+static void atomics_in_turn(struct side *a, struct side *b, uint32_t depth)
+{
+	size_t counters = (size_t)depth * BLOCK;
+	uint64_t *res = (uint64_t *)(a->buf + counters);
+	uint64_t *ctr = (uint64_t *)(b->buf + counters);
+	uint64_t want = 5, neighbour = ctr[1];
+	uint32_t k, done = 0, bad_wc = 0, bad_orig = 0;
+	struct ibv_sge sge = { .addr = (uintptr_t)res, .length = 8,
+			       .lkey = a->mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	ctr[0] = want;
+	for (k = 0; k < 64; k++) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = k;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.atomic.remote_addr = (uintptr_t)&ctr[0];
+		wr.wr.atomic.rkey = b->mr->rkey;
+		if (k % 2 == 0) {
+			wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.compare_add = k + 1;
+		} else {
+			/* Every fourth compares with a value not there. */
+			wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+			wr.wr.atomic.compare_add = k % 4 == 3 ? want + 1 : want;
+			wr.wr.atomic.swap = want * 3 + k;
+		}
+		res[0] = ~0ULL;
+		if (ibv_post_send(a->qp, &wr, &bad))
+			tl_die("ibv_post_send");
+		if (!tl_wait_wc(cq, &wc, 20))
+			break;
+		done++;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != k ||
+		    wc.opcode != (k % 2 ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD))
+			bad_wc++;
+		if (res[0] != want)
+			bad_orig++;
+		if (k % 2 == 0)
+			want += k + 1;
+		else if (k % 4 != 3)
+			want = want * 3 + k;
+	}
+	tl_check(done == 64 && !bad_wc,
+		 "64 atomics one at a time: %u completions, %u not successful or wrong",
+		 done, bad_wc);
+	tl_check(!bad_orig && ctr[0] == want && ctr[1] == neighbour,
+		 "each returned the value before it (%u wrong), the counter is %llu (want %llu), its neighbour unchanged",
+		 bad_orig, (unsigned long long)ctr[0],
+		 (unsigned long long)want);
+}
+
 /* QPs that ask for one READ/atomic more than the device has, either way. */
 static void check_refused(uint32_t max)
 {
@@ -272,6 +335,7 @@ int main(int argc, char **argv)
 		 "every FETCH_ADD returned the original value and added once (%u wrong)",
 		 bad_data);
 	read_then_write(&a, &b, depth);
+	atomics_in_turn(&a, &b, depth);
 	check_refused(depth);
 
 	ibv_destroy_qp(a.qp);

@@ -63,7 +63,11 @@ check "ib_atomic_bw" perftest ib_atomic_bw -n 200
 for t in ib_write_lat ib_read_lat ib_send_lat; do
 	check "$t -a" perftest $t -a -n 20
 done
+a0=$(sroce_stat shortcut_answers_back)
 check "ib_atomic_lat" perftest ib_atomic_lat -n 200
+# One atomic at a time: its ACK comes back inside the hand-over.
+check "most atomic ACKs came back with their hand-over ($a0 -> $(sroce_stat shortcut_answers_back))" \
+	test "$(sroce_stat shortcut_answers_back)" -ge $((a0 + 100))
 check "ib_write_bw, 4 QPs" perftest ib_write_bw -q 4 -n 200
 check "no objects left" wait_for 10 objects_at "$base"
 finish

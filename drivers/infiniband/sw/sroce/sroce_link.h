@@ -69,8 +69,9 @@ void sroce_wire_drop_rx(struct sroce_qp *qp);
  * of queueing it: called in a pass of the QP's worker, which holds its
  * lock; rx and its payload are valid only during the call. With answer
  * set, the handler may write into it the answer the QP owes the sender,
- * if that is the only one it owes and a header-only packet (an ACK), and
- * return true: the shortcut carries it back in place of a send.
+ * if that is the only one it owes and a header-only packet (an ACK or an
+ * atomic's ACK), and return true: the shortcut carries it back in place
+ * of a send.
  */
 typedef bool sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx,
 				struct sroce_pkt *answer);

@@ -47,7 +47,8 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 /*
  * One packet from the QP's link, queued or handed over. With answer (a
  * hand-over, see sroce_link_take_fn), the ACK the responder owes (for
- * this request, or for earlier ones) may go back at once.
+ * this request, or for earlier ones) or this atomic's ACK may go back at
+ * once.
  */
 static bool sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx,
 			  struct sroce_pkt *answer)
@@ -55,7 +56,10 @@ static bool sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx,
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	sroce_rc_rx_packet(qp, rx);
-	return answer && qp->resp.ack_pending && sroce_rc_ack_now(qp, answer);
+	/* Nothing owed (a middle packet): no call. */
+	return answer &&
+	       (qp->resp.ack_pending || qp->resp.rd_tail != qp->resp.rd_head) &&
+	       sroce_rc_answer_now(qp, answer);
 }
 
 /*

@@ -38,7 +38,7 @@ static inline bool sroce_rc_send_due(struct sroce_qp *qp)
 void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
 void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
 void sroce_rc_respond(struct sroce_qp *qp, int *budget);
-bool sroce_rc_ack_now(struct sroce_qp *qp, struct sroce_pkt *ack);
+bool sroce_rc_answer_now(struct sroce_qp *qp, struct sroce_pkt *answer);
 void sroce_rc_drop_state(struct sroce_qp *qp);
 
 #endif /* SROCE_RC_H */

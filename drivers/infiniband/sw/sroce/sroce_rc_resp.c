@@ -656,6 +656,31 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 	}
 }
 
+/* The rd ring's oldest entry got one more answer packet. */
+static void sroce_rc_rd_answered(struct sroce_qp *qp, struct sroce_rd_resp *e)
+{
+	if (++e->sent == e->npkts) {
+		sroce_segs_put(&e->mem, 1);
+		e->mem = (struct sroce_seg){};
+		qp->resp.rd_tail++;
+	}
+}
+
+/* The ACK of the atomic e, with the value it found. */
+static void sroce_rc_atomic_ack_pkt(struct sroce_qp *qp,
+				    const struct sroce_rd_resp *e,
+				    struct sroce_pkt *pkt)
+{
+	*pkt = (struct sroce_pkt){
+		.opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = e->psn,
+		.aeth_syndrome = sroce_aeth_ack(),
+		.aeth_msn = qp->resp.msn,
+		.atmack_orig = e->orig,
+	};
+}
+
 /* Answers: READ responses and atomic ACKs, then a NAK or an ACK. */
 static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 {
@@ -668,31 +693,26 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 		if (*budget <= 0 || sroce_link_tx_full(qp))
 			return;
 		e = sroce_rc_rd_at(qp, qp->resp.rd_tail);
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.dest_qpn = qp->attr.dest_qp_num;
-		pkt.psn = sroce_psn_add(e->psn, e->sent);
-		pkt.aeth_syndrome = sroce_aeth_ack();
-		pkt.aeth_msn = qp->resp.msn;
 		len = 0;
+		seg = (struct sroce_seg){};
 		if (e->opcode == IB_OPCODE_RDMA_READ_REQUEST) {
+			memset(&pkt, 0, sizeof(pkt));
+			pkt.dest_qpn = qp->attr.dest_qp_num;
+			pkt.psn = sroce_psn_add(e->psn, e->sent);
+			pkt.aeth_syndrome = sroce_aeth_ack();
+			pkt.aeth_msn = qp->resp.msn;
 			pkt.opcode = sroce_rc_read_resp_opcode(e->sent, e->npkts);
 			len = sroce_rc_pkt_len(e->len, mtu, e->sent);
 			seg = e->mem;
 			seg.addr += (u64)e->sent * mtu;
 			seg.len = len;
 		} else {
-			pkt.opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE;
-			pkt.atmack_orig = e->orig;
-			seg = (struct sroce_seg){};
+			sroce_rc_atomic_ack_pkt(qp, e, &pkt);
 		}
 		if (sroce_link_xmit(qp, &pkt, &seg, 1, 0, len))
 			return;
 		(*budget)--;
-		if (++e->sent == e->npkts) {
-			sroce_segs_put(&e->mem, 1);
-			e->mem = (struct sroce_seg){};
-			qp->resp.rd_tail++;
-		}
+		sroce_rc_rd_answered(qp, e);
 	}
 	if (qp->resp.ctrl_pending) {
 		if (sroce_rc_send_aeth(qp, qp->resp.ctrl_syndrome, qp->resp.ctrl_psn))
@@ -711,22 +731,37 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 
 /*
  * For a hand-over that may carry an answer back (sroce_link_take_fn): the
- * ACK the responder owes, built into ack and sent as far as the responder
- * is concerned, if it is the one answer owed now (no READ response,
- * atomic ACK, NAK or RNR NAK waits before it).
+ * one answer the responder owes now, built into answer and sent as far as
+ * the responder is concerned, if it is a header-only packet:
+ * - the coalesced ACK, with no READ response, atomic ACK, NAK or RNR NAK
+ *   waiting before it;
+ * - or an atomic's ACK, the only entry of the rd ring, with no ACK and no
+ *   NAK owed behind it.
  */
-bool sroce_rc_ack_now(struct sroce_qp *qp, struct sroce_pkt *ack)
+bool sroce_rc_answer_now(struct sroce_qp *qp, struct sroce_pkt *answer)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sroce_rd_resp *e;
 
-	if (!qp->resp.ack_pending || qp->resp.ctrl_pending ||
-	    qp->resp.rd_tail != qp->resp.rd_head ||
+	if (qp->resp.ctrl_pending ||
 	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	     state != IB_QPS_SQD))
 		return false;
-	sroce_rc_aeth_pkt(qp, ack, sroce_aeth_ack(),
-			  sroce_psn_add(qp->resp.rx_expected_psn, -1));
-	qp->resp.ack_pending = false;
+	if (qp->resp.rd_tail == qp->resp.rd_head) {
+		if (!qp->resp.ack_pending)
+			return false;
+		sroce_rc_aeth_pkt(qp, answer, sroce_aeth_ack(),
+				  sroce_psn_add(qp->resp.rx_expected_psn, -1));
+		qp->resp.ack_pending = false;
+		return true;
+	}
+	if (qp->resp.ack_pending || qp->resp.rd_head - qp->resp.rd_tail != 1)
+		return false;
+	e = sroce_rc_rd_at(qp, qp->resp.rd_tail);
+	if (e->opcode == IB_OPCODE_RDMA_READ_REQUEST)
+		return false;
+	sroce_rc_atomic_ack_pkt(qp, e, answer);
+	sroce_rc_rd_answered(qp, e);
 	return true;
 }
 

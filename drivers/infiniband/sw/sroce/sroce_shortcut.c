@@ -41,8 +41,9 @@
  * packet to the same QPN, and checks these rules again each time.
  *
  * Answering back: when the one answer the destination then owes is an ACK
- * (sroce_link_take_fn), the hand-over carries it back at once, parked for
- * the sender (qp->answer), instead of the destination's run sending it:
+ * or an atomic's ACK (sroce_link_take_fn), the hand-over carries it back
+ * at once, parked for the sender (qp->answer), instead of the
+ * destination's run sending it:
  * - only while nothing else is queued to the sender, so the order stays;
  *   the parked answer is the first packet the sender takes, and nothing
  *   is handed to the sender while it is parked;
