@@ -26,9 +26,13 @@ measure() {
 	send_bw) perf sroce0 ib_send_bw -s 65536 -n "$iters" | col 4 ;;
 	atomic_rate) perf sroce0 ib_atomic_bw -n "$iters" | col 5 ;;
 	atomic_lat) perf sroce0 ib_atomic_lat -n "$iters" | col 5 ;;
-	*) echo "bench-ab.sh: no row $1" >&2; exit 2 ;;
 	esac
 }
+
+known=" write_bw write_rate send_lat read_bw send_bw atomic_rate atomic_lat "
+for key in $rows; do
+	[[ $known == *" $key "* ]] || { echo "bench-ab.sh: no row $key" >&2; exit 2; }
+done
 
 declare -A all
 for ((round = 0; round < rounds; round++)); do

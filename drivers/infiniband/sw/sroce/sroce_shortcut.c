@@ -48,7 +48,8 @@
  *   the parked answer is the first packet the sender takes, and nothing
  *   is handed to the sender while it is parked;
  * - one at a time: while one is parked, the destination answers later
- *   requests from its own run, with one ACK for all;
+ *   requests from its own run (one ACK for all its SENDs and WRITEs,
+ *   each atomic its own);
  * - the sender's transport takes it as a received packet, in place
  *   (rx->pkt is qp->answer: only the QP's own sends park an answer for
  *   it, and it sends nothing while it takes a packet); the RC send step
