@@ -21,7 +21,11 @@
 #include "sroce_rc.h"
 #include "sroce_trace.h"
 
-/* An ACK, RNR NAK or NAK for psn, with the responder's current MSN. */
+/*
+ * An ACK, RNR NAK or NAK for psn, with the responder's current MSN; also
+ * the start of a READ response or an atomic ACK, whose opcode the caller
+ * sets.
+ */
 static void sroce_rc_aeth_pkt(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			      u8 syndrome, u32 psn)
 {
@@ -671,14 +675,9 @@ static void sroce_rc_atomic_ack_pkt(struct sroce_qp *qp,
 				    const struct sroce_rd_resp *e,
 				    struct sroce_pkt *pkt)
 {
-	*pkt = (struct sroce_pkt){
-		.opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE,
-		.dest_qpn = qp->attr.dest_qp_num,
-		.psn = e->psn,
-		.aeth_syndrome = sroce_aeth_ack(),
-		.aeth_msn = qp->resp.msn,
-		.atmack_orig = e->orig,
-	};
+	sroce_rc_aeth_pkt(qp, pkt, sroce_aeth_ack(), e->psn);
+	pkt->opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE;
+	pkt->atmack_orig = e->orig;
 }
 
 /* Answers: READ responses and atomic ACKs, then a NAK or an ACK. */
@@ -696,11 +695,8 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 		len = 0;
 		seg = (struct sroce_seg){};
 		if (e->opcode == IB_OPCODE_RDMA_READ_REQUEST) {
-			memset(&pkt, 0, sizeof(pkt));
-			pkt.dest_qpn = qp->attr.dest_qp_num;
-			pkt.psn = sroce_psn_add(e->psn, e->sent);
-			pkt.aeth_syndrome = sroce_aeth_ack();
-			pkt.aeth_msn = qp->resp.msn;
+			sroce_rc_aeth_pkt(qp, &pkt, sroce_aeth_ack(),
+					  sroce_psn_add(e->psn, e->sent));
 			pkt.opcode = sroce_rc_read_resp_opcode(e->sent, e->npkts);
 			len = sroce_rc_pkt_len(e->len, mtu, e->sent);
 			seg = e->mem;
