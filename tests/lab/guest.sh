@@ -14,15 +14,19 @@ ip addr add "192.0.2.$ME/24" dev "$IF"
 ip -6 addr add "2001:db8::$ME/64" dev "$IF" nodad
 # QEMU's stalled TX ring (Documentation/lab.rst): the kernel warns of it
 # once per boot, and not always on the console; virtio counts every
-# timeout. The first one is said here in the words wire.sh watches for.
+# timeout. tx_stall_said says the first one in the words wire.sh watches
+# for (true if there was one); it runs every 5 s, and once more when the
+# job ends (device_counters), for a stall in its last seconds.
+tx_stall_said() {
+	local n
+	n=$(ethtool -S "$IF" 2> /dev/null |
+	    awk '/tx_timeouts:/ { s += $2 } END { print s + 0 }')
+	[ "$n" -gt 0 ] || return 1
+	echo "# NETDEV WATCHDOG: $IF: transmit queue 0 timed out ($n TX timeouts)"
+}
 (
 	while sleep 5; do
-		n=$(ethtool -S "$IF" 2> /dev/null |
-		    awk '/tx_timeouts:/ { s += $2 } END { print s + 0 }')
-		if [ "$n" -gt 0 ]; then
-			echo "# NETDEV WATCHDOG: $IF: transmit queue 0 timed out ($n TX timeouts)"
-			break
-		fi
+		tx_stall_said && break
 	done
 ) &
 for _ in $(seq 1 90); do
@@ -123,7 +127,8 @@ no_icrc_drops() {
 	[ "$(cat /sys/class/infiniband/"$D"/ports/1/hw_counters/rx_drop_icrc)" = 0 ]
 }
 
-# The device's hw counters that are not 0 (sroce's or rdma_rxe's), for the log.
+# The device's hw counters that are not 0 (sroce's or rdma_rxe's), and a
+# TX stall if there was one, for the log.
 device_counters() {
 	local f v
 	for f in /sys/class/infiniband/"$D"/ports/1/hw_counters/*; do
@@ -131,6 +136,7 @@ device_counters() {
 		v=$(cat "$f" 2> /dev/null) || continue
 		[ "$v" = 0 ] || echo "# ${f##*/} $v"
 	done
+	tx_stall_said
 	return 0
 }
 

@@ -93,7 +93,10 @@ pair() {
 		[ $h = B ] && r=$rb
 		if [ "$r" -ne 0 ]; then
 			echo "not ok - $name: host$h exited with status $r"
-			tail -n 60 "$logs/$name-$h.log"
+			# vm-run's own words first (a kernel log that shows
+			# a problem, a timeout), then the end of the console.
+			grep -A 45 '^vm-run: ' "$logs/$name-$h.log" | head -n 50
+			tail -n 25 "$logs/$name-$h.log"
 			failed=$((failed + 1))
 		fi
 	done
