@@ -135,13 +135,17 @@ void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 }
 
 /*
- * Looks up the MR of key for [addr, addr + len), len > 0, and checks it for
- * this QP's PD, the range and the access. No key value is special: key 0
+ * The MR for [*addr, *addr + len), len > 0, under key, with a reference:
+ * checked for this QP's PD, the range and the access. Remote access may
+ * name a memory window: the MR bound to it is returned and *addr is
+ * translated into that MR's iova space. No key value is special: key 0
  * names no MR (index 0 is never allocated), a kernel DMA MR grants no
- * remote access and a window's key no local access.
+ * remote access and a window's key no local access. Inline: each caller
+ * runs it once per WQE or request, with remote a constant.
  */
-struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 *addr,
-			      u32 len, int access, bool remote)
+static __always_inline struct sroce_mr *
+sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 *addr, u32 len, int access,
+	     bool remote)
 {
 	struct sroce_mr *mr, *target;
 

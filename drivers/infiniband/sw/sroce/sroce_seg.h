@@ -57,13 +57,6 @@ static inline struct sroce_seg sroce_kseg(void *p, u32 len)
 	};
 }
 
-/*
- * The MR for [*addr, *addr + len) under key, with a reference. Remote
- * access may name a memory window: the MR bound to it is returned and
- * *addr is translated into that MR's iova space.
- */
-struct sroce_mr *sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 *addr,
-			      u32 len, int access, bool remote);
 bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 			unsigned int num, int access, struct sroce_seg *segs);
 int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
