@@ -7,8 +7,8 @@
  * value returned, every counter's final value and the completions; then
  * as many READs each followed by a WRITE in one post, whose answers (READ
  * responses, ACKs) must come back in order; then atomics one at a time,
- * each awaited; then that a QP refuses one READ/atomic more than the
- * maximum, either way.
+ * each awaited; then atomics and WRITEs in one post; then that a QP
+ * refuses one READ/atomic more than the maximum, either way.
  * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
  * run.
  */
@@ -220,6 +220,83 @@ static void atomics_in_turn(struct side *a, struct side *b, uint32_t depth)
 		 (unsigned long long)want);
 }
 
+/*
+ * 64 work requests in one post, in order: FETCH_ADDs and CMP_SWAPs on b's
+ * counter 0 (every sixth compares with a value not there), every third an
+ * 8-byte WRITE to counter 2 + k. A same-host atomic stream's ACKs come
+ * back with their hand-overs, the WRITEs' ACKs from the responder's run.
+ * Checked: each completion in post order, each atomic's original value
+ * (its own result slot), the counter's final value, every WRITE's bytes,
+ * and counter 1 unchanged.
+ */
+static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth)
+{
+	size_t counters = (size_t)depth * BLOCK;
+	uint64_t *res = (uint64_t *)(a->buf + counters);
+	uint64_t *ctr = (uint64_t *)(b->buf + counters);
+	uint64_t want = 7, neighbour = ctr[1], orig[64];
+	uint32_t k, done = 0, bad_wc = 0, bad_data = 0;
+	struct ibv_send_wr wr[64], *bad;
+	struct ibv_sge sge[64];
+	enum ibv_wc_opcode op[64];
+	struct ibv_wc wc;
+
+	if (depth < 2 + 64)
+		return;
+	ctr[0] = want;
+	memset(wr, 0, sizeof(wr));
+	for (k = 0; k < 64; k++) {
+		res[2 + k] = k % 3 == 2 ? 0xfeed00 + k : ~0ULL;
+		sge[k] = (struct ibv_sge){ .addr = (uintptr_t)&res[2 + k],
+					   .length = 8, .lkey = a->mr->lkey };
+		wr[k].wr_id = k;
+		wr[k].sg_list = &sge[k];
+		wr[k].num_sge = 1;
+		wr[k].send_flags = IBV_SEND_SIGNALED;
+		wr[k].next = k + 1 < 64 ? &wr[k + 1] : NULL;
+		wr[k].wr.atomic.rkey = b->mr->rkey;
+		wr[k].wr.atomic.remote_addr = (uintptr_t)&ctr[0];
+		orig[k] = want;
+		if (k % 3 == 0) {
+			wr[k].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr[k].wr.atomic.compare_add = k + 1;
+			op[k] = IBV_WC_FETCH_ADD;
+			want += k + 1;
+		} else if (k % 3 == 1) {
+			wr[k].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+			wr[k].wr.atomic.compare_add = k % 6 == 4 ? want + 1 : want;
+			wr[k].wr.atomic.swap = want * 3 + k;
+			op[k] = IBV_WC_COMP_SWAP;
+			if (k % 6 != 4)
+				want = want * 3 + k;
+		} else {
+			wr[k].opcode = IBV_WR_RDMA_WRITE;
+			wr[k].wr.rdma.remote_addr = (uintptr_t)&ctr[2 + k];
+			wr[k].wr.rdma.rkey = b->mr->rkey;
+			op[k] = IBV_WC_RDMA_WRITE;
+		}
+	}
+	if (ibv_post_send(a->qp, wr, &bad))
+		tl_die("ibv_post_send");
+	while (done < 64 && tl_wait_wc(cq, &wc, 20)) {
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != done ||
+		    wc.opcode != op[done])
+			bad_wc++;
+		done++;
+	}
+	tl_check(done == 64 && !bad_wc,
+		 "64 atomics and WRITEs in one post: %u completions, %u not successful or out of order",
+		 done, bad_wc);
+	for (k = 0; k < 64; k++)
+		if (res[2 + k] != (k % 3 == 2 ? 0xfeed00 + k : orig[k]) ||
+		    (k % 3 == 2 && ctr[2 + k] != 0xfeed00 + k))
+			bad_data++;
+	tl_check(!bad_data && ctr[0] == want && ctr[1] == neighbour,
+		 "each atomic returned the value before it and each WRITE landed (%u wrong), the counter is %llu (want %llu), its neighbour unchanged",
+		 bad_data, (unsigned long long)ctr[0],
+		 (unsigned long long)want);
+}
+
 /* QPs that ask for one READ/atomic more than the device has, either way. */
 static void check_refused(uint32_t max)
 {
@@ -336,6 +413,7 @@ int main(int argc, char **argv)
 		 bad_data);
 	read_then_write(&a, &b, depth);
 	atomics_in_turn(&a, &b, depth);
+	atomics_in_stream(&a, &b, depth);
 	check_refused(depth);
 
 	ibv_destroy_qp(a.qp);

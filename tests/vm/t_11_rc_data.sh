@@ -59,7 +59,12 @@ check "ibv_rc_pingpong -N (the ibv_wr_* API)" pingpong -n 200 -N -c
 for t in ib_write_bw ib_read_bw ib_send_bw; do
 	check "$t -a" perftest $t -a -n 20
 done
+a0=$(sroce_stat shortcut_answers_back)
 check "ib_atomic_bw" perftest ib_atomic_bw -n 200
+# A stream: each atomic's ACK comes back inside its hand-over and is taken
+# before the next atomic goes.
+check "most of a stream's atomic ACKs came back with their hand-overs ($a0 -> $(sroce_stat shortcut_answers_back))" \
+	test "$(sroce_stat shortcut_answers_back)" -ge $((a0 + 150))
 for t in ib_write_lat ib_read_lat ib_send_lat; do
 	check "$t -a" perftest $t -a -n 20
 done

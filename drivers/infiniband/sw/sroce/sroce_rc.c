@@ -34,14 +34,7 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 		sroce_rc_request(qp, rx);
 		return;
 	}
-	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
-		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
-		return;
-	}
-	if (pkt->opcode == IB_OPCODE_ACKNOWLEDGE)
-		sroce_rc_handle_aeth(qp, pkt);
-	else
-		sroce_rc_handle_read_data(qp, rx);
+	sroce_rc_response(qp, rx);
 }
 
 /*
@@ -97,8 +90,9 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 /*
  * The send step. The ACK that a hand-over carried back while the QP sent
  * (the link parked it) frees the window and completes WQEs: taken before
- * the run ends rather than in another. It was parked only with nothing
- * queued before it, so it is the QP's next packet.
+ * the run ends rather than in another (after an atomic, before the next
+ * WQE goes: sroce_rc_send_more()). It was parked only with nothing queued
+ * before it, so it is the QP's next packet.
  */
 static void sroce_rc_send(struct sroce_qp *qp, int *budget)
 {

@@ -23,6 +23,20 @@ bool sroce_rc_may_send(struct sroce_qp *qp);
 void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx);
 
+/* A response from the QP's peer: an ACK, a NAK, READ data, an atomic ACK. */
+static inline void sroce_rc_response(struct sroce_qp *qp,
+				     const struct sroce_rx *rx)
+{
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (rx->pkt->opcode == IB_OPCODE_ACKNOWLEDGE)
+		sroce_rc_handle_aeth(qp, rx->pkt);
+	else
+		sroce_rc_handle_read_data(qp, rx);
+}
+
 /*
  * Whether the requester has anything to send: most runs have no timer
  * waiting, nothing fetched to resend and no new WQE (a producer equal to

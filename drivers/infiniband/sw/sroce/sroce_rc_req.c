@@ -247,7 +247,10 @@ static void sroce_rc_retire(struct sroce_qp *qp, u8 status)
 	}
 	qp->req.goback_valid = false;
 	sroce_complete_send(qp, status);
-	if (status == IB_WC_SUCCESS)
+	/* Most WQEs are followed by none executed locally: no call. */
+	if (status == IB_WC_SUCCESS &&
+	    qp->req.sq_retire != qp->req.sq_fetched &&
+	    sroce_swqe_at(qp, qp->req.sq_retire)->local_done)
 		sroce_rc_retire_local(qp);
 }
 
@@ -371,8 +374,13 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
 	}
-	/* Responses come in PSN order: SEND/WRITEs before psn are through. */
-	while (qp->req.sq_retire != qp->req.sq_fetched) {
+	/*
+	 * Responses come in PSN order: SEND/WRITEs before psn are through.
+	 * Then the WQE at sq_retire must hold psn (it ends at or after it).
+	 */
+	for (;;) {
+		if (qp->req.sq_retire == qp->req.sq_fetched)
+			return;
 		sw = sroce_swqe_at(qp, qp->req.sq_retire);
 		if (!sw->npkts)
 			return;
@@ -386,9 +394,8 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 		}
 		sroce_rc_retire(qp, IB_WC_SUCCESS);
 	}
-	if (!sroce_rc_head_holds(qp, psn))
+	if (sroce_psn_before(psn, sw->psn))
 		return;
-	sw = sroce_swqe_at(qp, qp->req.sq_retire);
 	op = sw->wqe->ctrl.opcode;
 	idx = sroce_psn_diff(psn, sw->psn);
 	if (psn != qp->req.una_psn) {
@@ -446,6 +453,7 @@ bool sroce_rc_may_send(struct sroce_qp *qp)
 noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+	struct sroce_rx answer __uninitialized;	/* take_answer sets it */
 	struct sroce_wqe_ctrl *c;
 	struct sroce_swqe *sw;
 	u32 producer, psn, end;
@@ -554,5 +562,19 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 		}
 		if (qp->attr.timeout && !qp->req.resend_at)
 			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
+		/*
+		 * Parked by this hand-over: the atomic's ACK (a READ's
+		 * responses never are), or an ACK owed for WRITEs before it.
+		 * Taken before the next WQE goes, so that the next atomic's
+		 * ACK can come back the same way.
+		 */
+		if (rd && sroce_link_take_answer(qp, &answer)) {
+			trace_sroce_pkt_rx(qp->ibqp.qp_num, answer.pkt->dest_qpn,
+					   answer.pkt->opcode, answer.pkt->psn,
+					   0, false);
+			sroce_rc_response(qp, &answer);
+			if (READ_ONCE(qp->state) != IB_QPS_RTS)
+				return;
+		}
 	}
 }

@@ -53,9 +53,9 @@
  * - the sender's transport takes it as a received packet, in place
  *   (rx->pkt is qp->answer: only the QP's own sends park an answer for
  *   it, and it sends nothing while it takes a packet); the RC send step
- *   does so before its run ends, and a pass finds one parked while the
- *   sender answered (it is queued, see sroce_shortcut_queued()); a reset
- *   or destroy drops it.
+ *   does so after a READ or atomic, before its next WQE, and before its
+ *   run ends, and a pass finds one parked while the sender answered (it
+ *   is queued, see sroce_shortcut_queued()); a reset or destroy drops it.
  * The answer comes from the sender's peer: the hand-over checked the pair.
  */
 #include <linux/moduleparam.h>
