@@ -11,6 +11,7 @@
 
 #include <linux/minmax.h>
 #include <linux/types.h>
+#include <sroce/roce_hdr.h>
 
 /* AETH credit field meaning "no end-to-end credits are used". */
 #define SROCE_AETH_NO_CREDITS 0x1f
@@ -109,13 +110,73 @@ enum sroce_rc_seq {
 	SROCE_RC_SEQ_INVALID,	/* the opcode cannot come here */
 };
 
-enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode);
+/* Where the responder is after opcode; inline, as every request passes. */
+static inline enum sroce_rc_seq
+sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+
+	if (!info || (opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_RC ||
+	    !(info->flags & SROCE_HDR_REQUEST))
+		return SROCE_RC_SEQ_INVALID;
+
+	switch (cur) {
+	case SROCE_RC_SEQ_NONE:
+		if (!(info->flags & SROCE_HDR_FIRST))
+			return SROCE_RC_SEQ_INVALID;
+		if (info->flags & SROCE_HDR_LAST)
+			return SROCE_RC_SEQ_NONE;
+		return opcode == IB_OPCODE_SEND_FIRST ? SROCE_RC_SEQ_SEND :
+						       SROCE_RC_SEQ_WRITE;
+	case SROCE_RC_SEQ_SEND:
+		switch (opcode) {
+		case IB_OPCODE_SEND_MIDDLE:
+			return SROCE_RC_SEQ_SEND;
+		case IB_OPCODE_SEND_LAST:
+		case IB_OPCODE_SEND_LAST_WITH_IMMEDIATE:
+		case IB_OPCODE_SEND_LAST_WITH_INVALIDATE:
+			return SROCE_RC_SEQ_NONE;
+		default:
+			return SROCE_RC_SEQ_INVALID;
+		}
+	case SROCE_RC_SEQ_WRITE:
+		switch (opcode) {
+		case IB_OPCODE_RDMA_WRITE_MIDDLE:
+			return SROCE_RC_SEQ_WRITE;
+		case IB_OPCODE_RDMA_WRITE_LAST:
+		case IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE:
+			return SROCE_RC_SEQ_NONE;
+		default:
+			return SROCE_RC_SEQ_INVALID;
+		}
+	default:
+		return SROCE_RC_SEQ_INVALID;
+	}
+}
 
 /*
  * Whether a request packet's payload length fits its place in the message:
  * FIRST and MIDDLE carry exactly mtu bytes, LAST 1..mtu, ONLY 0..mtu.
  */
-bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu);
+static inline bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	u16 pos;
+
+	if (!info)
+		return false;
+	if (!(info->flags & SROCE_HDR_PAYLOAD))
+		return payload_len == 0;
+	pos = info->flags & (SROCE_HDR_ONLY | SROCE_HDR_MIDDLE);
+	switch (pos) {
+	case SROCE_HDR_ONLY:
+		return payload_len <= mtu;
+	case SROCE_HDR_LAST:
+		return payload_len >= 1 && payload_len <= mtu;
+	default:	/* FIRST or MIDDLE */
+		return payload_len == mtu;
+	}
+}
 
 /* A READ request as the responder executed it, or as a duplicate asks. */
 struct sroce_rc_read {

@@ -83,68 +83,6 @@ bool sroce_rc_read_resp_opcode_ok(u8 opcode, u32 pkt, u32 npkts)
 	       opcode == sroce_rc_read_resp_opcode(0, npkts - pkt);
 }
 
-enum sroce_rc_seq sroce_rc_seq_next(enum sroce_rc_seq cur, u8 opcode)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
-
-	if (!info || (opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_RC ||
-	    !(info->flags & SROCE_HDR_REQUEST))
-		return SROCE_RC_SEQ_INVALID;
-
-	switch (cur) {
-	case SROCE_RC_SEQ_NONE:
-		if (!(info->flags & SROCE_HDR_FIRST))
-			return SROCE_RC_SEQ_INVALID;
-		if (info->flags & SROCE_HDR_LAST)
-			return SROCE_RC_SEQ_NONE;
-		return opcode == IB_OPCODE_SEND_FIRST ? SROCE_RC_SEQ_SEND :
-						       SROCE_RC_SEQ_WRITE;
-	case SROCE_RC_SEQ_SEND:
-		switch (opcode) {
-		case IB_OPCODE_SEND_MIDDLE:
-			return SROCE_RC_SEQ_SEND;
-		case IB_OPCODE_SEND_LAST:
-		case IB_OPCODE_SEND_LAST_WITH_IMMEDIATE:
-		case IB_OPCODE_SEND_LAST_WITH_INVALIDATE:
-			return SROCE_RC_SEQ_NONE;
-		default:
-			return SROCE_RC_SEQ_INVALID;
-		}
-	case SROCE_RC_SEQ_WRITE:
-		switch (opcode) {
-		case IB_OPCODE_RDMA_WRITE_MIDDLE:
-			return SROCE_RC_SEQ_WRITE;
-		case IB_OPCODE_RDMA_WRITE_LAST:
-		case IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE:
-			return SROCE_RC_SEQ_NONE;
-		default:
-			return SROCE_RC_SEQ_INVALID;
-		}
-	default:
-		return SROCE_RC_SEQ_INVALID;
-	}
-}
-
-bool sroce_rc_payload_ok(u8 opcode, u32 payload_len, u32 mtu)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
-	u16 pos;
-
-	if (!info)
-		return false;
-	if (!(info->flags & SROCE_HDR_PAYLOAD))
-		return payload_len == 0;
-	pos = info->flags & (SROCE_HDR_ONLY | SROCE_HDR_MIDDLE);
-	switch (pos) {
-	case SROCE_HDR_ONLY:
-		return payload_len <= mtu;
-	case SROCE_HDR_LAST:
-		return payload_len >= 1 && payload_len <= mtu;
-	default:	/* FIRST or MIDDLE */
-		return payload_len == mtu;
-	}
-}
-
 bool sroce_rc_read_replay_ok(const struct sroce_rc_read *orig,
 			     const struct sroce_rc_read *dup, u32 mtu,
 			     u32 *off)

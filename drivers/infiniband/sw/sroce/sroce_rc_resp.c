@@ -224,10 +224,22 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 		if (v != SROCE_RC_DONE)
 			return v;
 	}
+	if ((flags & SROCE_HDR_ONLY) == SROCE_HDR_ONLY) {
+		/* The whole message: no state kept between packets. */
+		if (pkt->reth_len != pkt->payload_len)
+			return SROCE_RC_NAK_INVALID;
+		if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va,
+				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE, &to))
+			return SROCE_RC_NAK_ACCESS;
+		if (pkt->payload_len)
+			sroce_segs_copy(&to, 1, rx->seg, rx->num_seg,
+					pkt->payload_len);
+		sroce_segs_put(&to, 1);
+		total = pkt->payload_len;
+		goto done;
+	}
 	if (flags & SROCE_HDR_FIRST) {
-		if ((flags & SROCE_HDR_LAST) ?
-		    pkt->reth_len != pkt->payload_len :
-		    pkt->reth_len <= pkt->payload_len)
+		if (pkt->reth_len <= pkt->payload_len)
 			return SROCE_RC_NAK_INVALID;
 		if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va,
 				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE,
@@ -256,6 +268,7 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	total = qp->resp.rx_write.len;
 	sroce_segs_put(&qp->resp.rx_write, 1);
 	qp->resp.rx_write = (struct sroce_seg){};
+done:
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 	if (imm)
 		sroce_rc_finish_recv(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
