@@ -7,8 +7,9 @@
  * value returned, every counter's final value and the completions; then
  * as many READs each followed by a WRITE in one post, whose answers (READ
  * responses, ACKs) must come back in order; then atomics one at a time,
- * each awaited; then atomics and WRITEs in one post; then that a QP
- * refuses one READ/atomic more than the maximum, either way.
+ * each awaited; then atomics in one post, alone and with WRITEs among
+ * them; then that a QP refuses one READ/atomic more than the maximum,
+ * either way.
  * Prints "ok"/"not ok" lines; exits 1 on a failed check, 2 if it could not
  * run.
  */
@@ -222,14 +223,16 @@ static void atomics_in_turn(struct side *a, struct side *b, uint32_t depth)
 
 /*
  * 64 work requests in one post, in order: FETCH_ADDs and CMP_SWAPs on b's
- * counter 0 (every sixth compares with a value not there), every third an
- * 8-byte WRITE to counter 2 + k. A same-host atomic stream's ACKs come
- * back with their hand-overs, the WRITEs' ACKs from the responder's run.
+ * counter 0 (every fourth compares with a value not there) and, with
+ * writes, every third an 8-byte WRITE to counter 2 + k instead. Alone, a
+ * same-host stream of atomics gets each ACK back with its hand-over; a
+ * WRITE's parked ACK sends the atomics after it to the responder's run.
  * Checked: each completion in post order, each atomic's original value
  * (its own result slot), the counter's final value, every WRITE's bytes,
  * and counter 1 unchanged.
  */
-static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth)
+static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth,
+			      int writes)
 {
 	size_t counters = (size_t)depth * BLOCK;
 	uint64_t *res = (uint64_t *)(a->buf + counters);
@@ -246,7 +249,9 @@ static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth)
 	ctr[0] = want;
 	memset(wr, 0, sizeof(wr));
 	for (k = 0; k < 64; k++) {
-		res[2 + k] = k % 3 == 2 ? 0xfeed00 + k : ~0ULL;
+		op[k] = writes && k % 3 == 2 ? IBV_WC_RDMA_WRITE :
+			k % 2 ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD;
+		res[2 + k] = op[k] == IBV_WC_RDMA_WRITE ? 0xfeed00 + k : ~0ULL;
 		sge[k] = (struct ibv_sge){ .addr = (uintptr_t)&res[2 + k],
 					   .length = 8, .lkey = a->mr->lkey };
 		wr[k].wr_id = k;
@@ -257,23 +262,20 @@ static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth)
 		wr[k].wr.atomic.rkey = b->mr->rkey;
 		wr[k].wr.atomic.remote_addr = (uintptr_t)&ctr[0];
 		orig[k] = want;
-		if (k % 3 == 0) {
+		if (op[k] == IBV_WC_FETCH_ADD) {
 			wr[k].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 			wr[k].wr.atomic.compare_add = k + 1;
-			op[k] = IBV_WC_FETCH_ADD;
 			want += k + 1;
-		} else if (k % 3 == 1) {
+		} else if (op[k] == IBV_WC_COMP_SWAP) {
 			wr[k].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
-			wr[k].wr.atomic.compare_add = k % 6 == 4 ? want + 1 : want;
+			wr[k].wr.atomic.compare_add = k % 4 == 3 ? want + 1 : want;
 			wr[k].wr.atomic.swap = want * 3 + k;
-			op[k] = IBV_WC_COMP_SWAP;
-			if (k % 6 != 4)
+			if (k % 4 != 3)
 				want = want * 3 + k;
 		} else {
 			wr[k].opcode = IBV_WR_RDMA_WRITE;
 			wr[k].wr.rdma.remote_addr = (uintptr_t)&ctr[2 + k];
 			wr[k].wr.rdma.rkey = b->mr->rkey;
-			op[k] = IBV_WC_RDMA_WRITE;
 		}
 	}
 	if (ibv_post_send(a->qp, wr, &bad))
@@ -285,16 +287,17 @@ static void atomics_in_stream(struct side *a, struct side *b, uint32_t depth)
 		done++;
 	}
 	tl_check(done == 64 && !bad_wc,
-		 "64 atomics and WRITEs in one post: %u completions, %u not successful or out of order",
-		 done, bad_wc);
+		 "64 atomics%s in one post: %u completions, %u not successful or out of order",
+		 writes ? " and WRITEs" : "", done, bad_wc);
 	for (k = 0; k < 64; k++)
-		if (res[2 + k] != (k % 3 == 2 ? 0xfeed00 + k : orig[k]) ||
-		    (k % 3 == 2 && ctr[2 + k] != 0xfeed00 + k))
+		if (op[k] == IBV_WC_RDMA_WRITE ?
+		    res[2 + k] != 0xfeed00 + k || ctr[2 + k] != 0xfeed00 + k :
+		    res[2 + k] != orig[k])
 			bad_data++;
 	tl_check(!bad_data && ctr[0] == want && ctr[1] == neighbour,
-		 "each atomic returned the value before it and each WRITE landed (%u wrong), the counter is %llu (want %llu), its neighbour unchanged",
-		 bad_data, (unsigned long long)ctr[0],
-		 (unsigned long long)want);
+		 "each atomic returned the value before it%s (%u wrong), the counter is %llu (want %llu), its neighbour unchanged",
+		 writes ? " and each WRITE landed" : "", bad_data,
+		 (unsigned long long)ctr[0], (unsigned long long)want);
 }
 
 /* QPs that ask for one READ/atomic more than the device has, either way. */
@@ -413,7 +416,8 @@ int main(int argc, char **argv)
 		 bad_data);
 	read_then_write(&a, &b, depth);
 	atomics_in_turn(&a, &b, depth);
-	atomics_in_stream(&a, &b, depth);
+	atomics_in_stream(&a, &b, depth, 0);
+	atomics_in_stream(&a, &b, depth, 1);
 	check_refused(depth);
 
 	ibv_destroy_qp(a.qp);

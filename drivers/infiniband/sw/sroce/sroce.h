@@ -505,7 +505,7 @@ struct sroce_responder {
 	u32 rx_cap;
 	u64 rx_wr_id;
 	struct sroce_seg rx_segs[SROCE_MAX_SGE];
-	struct sroce_seg rx_write;	/* the WRITE being received, whole */
+	struct sroce_seg rx_write;	/* a multi-packet WRITE's, whole */
 	u32 rd_head;			/* next free entry of rd */
 	u32 rd_tail;			/* next entry to answer */
 	/*

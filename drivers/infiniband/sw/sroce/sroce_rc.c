@@ -90,8 +90,8 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
 /*
  * The send step. The ACK that a hand-over carried back while the QP sent
  * (the link parked it) frees the window and completes WQEs: taken before
- * the run ends rather than in another (after an atomic, before the next
- * WQE goes: sroce_rc_send_more()). It was parked only with nothing queued
+ * the run ends rather than in another (after a READ or atomic, before the
+ * next WQE goes: sroce_rc_send_more()). It was parked only with nothing queued
  * before it, so it is the QP's next packet.
  */
 static void sroce_rc_send(struct sroce_qp *qp, int *budget)

@@ -563,17 +563,18 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 		if (qp->attr.timeout && !qp->req.resend_at)
 			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 		/*
-		 * Parked by this hand-over: the atomic's ACK (a READ's
-		 * responses never are), or an ACK owed for WRITEs before it.
-		 * Taken before the next WQE goes, so that the next atomic's
-		 * ACK can come back the same way.
+		 * Parked by this hand-over, the atomic's ACK (a READ's
+		 * responses never are), or by an earlier one, an ACK owed
+		 * for WRITEs before it. Taken before the next WQE goes, so
+		 * that the next atomic's ACK can come back the same way.
 		 */
 		if (rd && sroce_link_take_answer(qp, &answer)) {
 			trace_sroce_pkt_rx(qp->ibqp.qp_num, answer.pkt->dest_qpn,
 					   answer.pkt->opcode, answer.pkt->psn,
 					   0, false);
 			sroce_rc_response(qp, &answer);
-			if (READ_ONCE(qp->state) != IB_QPS_RTS)
+			if (qp->req.rnr_wait ||
+			    READ_ONCE(qp->state) != IB_QPS_RTS)
 				return;
 		}
 	}

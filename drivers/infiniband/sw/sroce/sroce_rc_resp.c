@@ -251,7 +251,7 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 		/* Its MR was deregistered or invalidated since it began. */
 		return SROCE_RC_NAK_ACCESS;
 	}
-	/* rx_write.len bounds every packet: 0 for a zero-length WRITE. */
+	/* rx_write.len bounds every packet of a multi-packet WRITE. */
 	if (pkt->payload_len > qp->resp.rx_write.len - qp->resp.rx_off ||
 	    ((flags & SROCE_HDR_LAST) &&
 	     qp->resp.rx_off + pkt->payload_len != qp->resp.rx_write.len))
