@@ -96,13 +96,10 @@ static int sroce_rc_receive(struct sroce_qp *qp, int *budget)
  */
 static void sroce_rc_send(struct sroce_qp *qp, int *budget)
 {
-	struct sroce_rx rx __uninitialized;	/* take_answer sets it */
-
 	if (!sroce_rc_send_due(qp))
 		return;
 	sroce_rc_send_more(qp, budget);
-	if (sroce_link_take_answer(qp, &rx))
-		sroce_rc_rx_packet(qp, &rx);
+	sroce_rc_take_parked(qp);
 }
 
 static bool sroce_rc_has_work(struct sroce_qp *qp)

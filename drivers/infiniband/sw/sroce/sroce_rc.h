@@ -22,6 +22,7 @@ void sroce_rc_send_more(struct sroce_qp *qp, int *budget);
 bool sroce_rc_may_send(struct sroce_qp *qp);
 void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx);
+bool sroce_rc_take_parked(struct sroce_qp *qp);
 
 /* A response from the QP's peer: an ACK, a NAK, READ data, an atomic ACK. */
 static inline void sroce_rc_response(struct sroce_qp *qp,

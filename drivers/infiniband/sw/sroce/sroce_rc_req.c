@@ -434,6 +434,23 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 	sroce_rc_rearm(qp);
 }
 
+/*
+ * The answer a hand-over parked for the QP (sroce_link_take_answer()), if
+ * one waits: an ACK or an atomic's ACK, taken as a response. Returns
+ * whether there was one.
+ */
+bool sroce_rc_take_parked(struct sroce_qp *qp)
+{
+	struct sroce_rx rx __uninitialized;	/* take_answer sets it */
+
+	if (!sroce_link_take_answer(qp, &rx))
+		return false;
+	trace_sroce_pkt_rx(qp->ibqp.qp_num, rx.pkt->dest_qpn, rx.pkt->opcode,
+			   rx.pkt->psn, 0, false);
+	sroce_rc_response(qp, &rx);
+	return true;
+}
+
 /* The PSN the requester sends next. */
 static u32 sroce_rc_next_psn(struct sroce_qp *qp)
 {
@@ -453,7 +470,6 @@ bool sroce_rc_may_send(struct sroce_qp *qp)
 noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
-	struct sroce_rx answer __uninitialized;	/* take_answer sets it */
 	struct sroce_wqe_ctrl *c;
 	struct sroce_swqe *sw;
 	u32 producer, psn, end;
@@ -560,22 +576,18 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 				continue;
 			}
 		}
-		if (qp->attr.timeout && !qp->req.resend_at)
-			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 		/*
 		 * Parked by this hand-over, the atomic's ACK (a READ's
 		 * responses never are), or by an earlier one, an ACK owed
 		 * for WRITEs before it. Taken before the next WQE goes, so
-		 * that the next atomic's ACK can come back the same way.
+		 * that the next atomic's ACK can come back the same way, and
+		 * before the timer: an atomic answered at once needs none.
 		 */
-		if (rd && sroce_link_take_answer(qp, &answer)) {
-			trace_sroce_pkt_rx(qp->ibqp.qp_num, answer.pkt->dest_qpn,
-					   answer.pkt->opcode, answer.pkt->psn,
-					   0, false);
-			sroce_rc_response(qp, &answer);
-			if (qp->req.rnr_wait ||
-			    READ_ONCE(qp->state) != IB_QPS_RTS)
-				return;
-		}
+		if (rd && sroce_rc_take_parked(qp) &&
+		    (qp->req.rnr_wait || READ_ONCE(qp->state) != IB_QPS_RTS))
+			return;
+		if (qp->attr.timeout && !qp->req.resend_at &&
+		    sroce_rc_outstanding(qp))
+			sroce_arm_timer(qp, jiffies + qp->req.timeout_jiffies);
 	}
 }
