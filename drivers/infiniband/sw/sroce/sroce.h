@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce: a software RoCEv2 HCA. Objects shared by the verbs glue.
- *
- * Layers, with calls going one way only:
- *   verbs glue (sroce_main.c, sroce_device.c, sroce_pd.c)
- *     -> objects (this header)
- *       -> pure layers (include/sroce/: ABI checks, MTU; later wire
- *          formats, PSN windows, WQE validation, ICRC)
- *         -> uapi (uapi/rdma/sroce-abi.h)
+ * sroce: a software RoCEv2 HCA. The objects (device, CQ, MR, worker, QP,
+ * SRQ, AH, PD) and the functions of the objects layer; the verbs entry
+ * points are in sroce_verbs.h, the rings in sroce_queue.h, the counters in
+ * sroce_stats.h. The layers and their rules: Documentation/architecture.rst.
  */
 #ifndef SROCE_H
 #define SROCE_H
@@ -34,6 +30,8 @@
 #include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 #include <sroce/wqe.h>
+#include "sroce_queue.h"
+#include "sroce_stats.h"
 
 struct page_pool;
 
@@ -79,19 +77,6 @@ struct page_pool;
 #define SROCE_MAX_QPN 0xffffff
 /* Packets or datagrams a QP's receive queue holds before it drops. */
 #define SROCE_RX_QUEUE_MAX 4096
-
-/* Module-wide counts of live driver objects, for leak checks in tests. */
-enum sroce_obj_type {
-	SROCE_OBJ_DEVICE,
-	SROCE_OBJ_UCONTEXT,
-	SROCE_OBJ_PD,
-	SROCE_OBJ_CQ,
-	SROCE_OBJ_QP,
-	SROCE_OBJ_MR,
-	SROCE_OBJ_AH,
-	SROCE_OBJ_SRQ,
-	SROCE_OBJ_TYPE_COUNT
-};
 
 /*
  * How many objects of each kind a device holds at once, kernel consumers'
@@ -157,46 +142,6 @@ struct sroce_dev {
 	struct sroce_stats __percpu *stats;
 };
 
-/* A piece of kernel memory mapped into user contexts. */
-struct sroce_mmap_entry {
-	struct rdma_user_mmap_entry rdma;
-	void *kaddr;
-	bool read_only;
-	bool owns;		/* kaddr is a ring freed with the entry */
-};
-
-/*
- * A ring (see the queue memory rules in sroce-abi.h). index is the
- * kernel's private copy of the index it owns: the consumer for a work
- * queue, the producer for a CQ.
- */
-struct sroce_queue {
-	void *buf;
-	struct sroce_queue_hdr *hdr;
-	size_t size;
-	u32 log_slots;
-	u32 log_slot_size;
-	u32 index;
-	struct rdma_user_mmap_entry *mmap;	/* owns buf; NULL: not mapped */
-};
-
-/*
- * Ring indices. The other side's index is read with acquire semantics, so
- * the slots it covers are visible after the read; our own index is
- * published with release semantics, after the slot contents it covers.
- */
-static inline u32 sroce_ring_read_index(const u32 *index)
-{
-	/* Pairs with the other side's sroce_ring_publish(). */
-	return smp_load_acquire(index);
-}
-
-static inline void sroce_ring_publish(u32 *index, u32 value)
-{
-	/* Pairs with the other side's sroce_ring_read_index(). */
-	smp_store_release(index, value);
-}
-
 /*
  * Takes the oldest node of a lock-free list that any context adds to and
  * one consumer takes from: batch holds what the consumer took from head
@@ -216,17 +161,6 @@ static inline struct llist_node *sroce_llist_pop(struct llist_head *head,
 	return node;
 }
 
-static inline u32 sroce_queue_slots(const struct sroce_queue *q)
-{
-	return 1U << q->log_slots;
-}
-
-static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
-{
-	return q->buf + SROCE_QUEUE_SLOTS_OFFSET +
-	       ((size_t)(index & (sroce_queue_slots(q) - 1)) << q->log_slot_size);
-}
-
 struct sroce_cq {
 	struct ib_cq ibcq;
 	struct sroce_queue q;
@@ -242,12 +176,6 @@ struct sroce_cq {
 	atomic_t events_done;	/* of those, handlers returned */
 	call_single_data_t event_csd;
 };
-
-/* The owner byte a CQE at index carries: flips with every lap. */
-static inline u8 sroce_cqe_owner(const struct sroce_queue *q, u32 index)
-{
-	return ((index >> q->log_slots) & 1) ^ 1;
-}
 
 enum sroce_mr_kind {
 	SROCE_MR_USER,		/* ib_umem pages of a user buffer */
@@ -695,76 +623,11 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
-/*
- * A device's event counts, shown as its port's hw counters (rdma statistic,
- * /sys/class/infiniband/DEV/ports/1/hw_counters). Packets and bytes are
- * the wire's; a byte count covers BTH to ICRC.
- */
-enum sroce_stat {
-	SROCE_STAT_KICKS,	/* system calls that woke the engine */
-	SROCE_STAT_WQES,	/* send WQEs started */
-	SROCE_STAT_SLEEPS,	/* times a worker went to sleep */
-	SROCE_STAT_TX_PKTS,	/* RoCEv2 packets sent */
-	SROCE_STAT_TX_ERRORS,	/* packets the IP layer refused */
-	SROCE_STAT_RX_PKTS,	/* packets handed to a QP */
-	SROCE_STAT_RX_DROP_MALFORMED,	/* bad headers or lengths */
-	SROCE_STAT_RX_DROP_ICRC,	/* ICRC mismatch */
-	SROCE_STAT_RX_DROP_NO_QP,	/* no such QP on that netdev */
-	SROCE_STAT_RX_DROP_QUEUE,	/* QP receive queue full */
-	SROCE_STAT_RX_DROP_PROTOCOL,	/* wrong state, opcode or sequence */
-	SROCE_STAT_DUPLICATES,	/* duplicate requests answered again */
-	SROCE_STAT_SEQ_NAKS,	/* PSN sequence error NAKs sent */
-	SROCE_STAT_RNR_NAKS,	/* RNR NAKs sent */
-	SROCE_STAT_RETRANSMITS,	/* times a requester went back */
-	SROCE_STAT_TIMEOUTS,	/* retransmission timer expiries */
-	SROCE_STAT_UD_SENT,	/* UD datagrams sent (shortcut or wire) */
-	SROCE_STAT_UD_RECEIVED,	/* UD datagrams placed in a receive WQE */
-	SROCE_STAT_RX_DROP_QKEY,	/* UD: Q_Key does not match the QP's */
-	SROCE_STAT_RX_DROP_PKEY,	/* P_Key not in the table */
-	SROCE_STAT_RX_DROP_NO_RECV,	/* UD/UC: no receive WQE posted */
-	SROCE_STAT_UD_NO_DEST,	/* UD shortcut: no such QP here */
-	SROCE_STAT_KICK_WAKES,	/* kick eventfd writes that woke the worker */
-	SROCE_STAT_RX_DROP_ADDRESS,	/* RC/UC: not from the path's addresses */
-	SROCE_STAT_RX_DROP_REPLAY,	/* a duplicate READ/atomic not in history */
-	SROCE_STAT_SHORTCUT_DROP_PEER,	/* shortcut: the QP does not name it */
-	SROCE_STAT_SHORTCUT_HAND_OVERS,	/* shortcut: taken without a descriptor */
-	SROCE_STAT_SHORTCUT_ANSWERS_BACK, /* shortcut: ACKs a hand-over carried back */
-	SROCE_STAT_QP_RING_ERRORS,	/* QPs failed for an impossible index */
-	SROCE_STAT_FAST_REGS,	/* REG_MRs that made an MR valid */
-	SROCE_STAT_INVALIDATES,	/* keys invalidated, locally or remotely */
-	SROCE_STAT_RX_BAD_INVALIDATE,	/* SEND_INV naming a key it may not */
-	SROCE_STAT_TX_BYTES,	/* bytes of the RoCEv2 packets sent */
-	SROCE_STAT_RX_BYTES,	/* bytes of the packets handed to a QP */
-	SROCE_STAT_ERROR_NAKS,	/* fatal NAKs sent (invalid, access, op) */
-	SROCE_STAT_SEQ_NAKS_RCVD,	/* PSN sequence error NAKs received */
-	SROCE_STAT_RNR_NAKS_RCVD,	/* RNR NAKs received */
-	SROCE_STAT_ERROR_NAKS_RCVD,	/* fatal NAKs received */
-	SROCE_STAT_COUNT
-};
-
-/* sroce_stats.c (a leaf) */
-/* Per CPU: counted on every packet, from any context, with no shared line. */
-struct sroce_stats {
-	u64 n[SROCE_STAT_COUNT];
-};
-
 static inline void sroce_stat_add(struct sroce_dev *sdev, enum sroce_stat stat,
 				  u64 n)
 {
 	this_cpu_add(sdev->stats->n[stat], n);
 }
-
-/* The names, in enum sroce_stat's order. */
-extern const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT];
-int sroce_stats_alloc(struct sroce_dev *sdev);
-void sroce_stats_free(struct sroce_dev *sdev);
-/* values[SROCE_STAT_COUNT]: the counts summed over the CPUs. */
-void sroce_stats_sum(struct sroce_dev *sdev, u64 *values);
-
-void sroce_obj_inc(enum sroce_obj_type type);
-void sroce_obj_dec(enum sroce_obj_type type);
-struct dentry;
-void sroce_stats_debugfs(struct dentry *dir);
 
 /* sroce_defer.c (a leaf): the module's workqueue; false if queued already. */
 int sroce_defer_init(void);
@@ -776,37 +639,6 @@ extern struct list_head sroce_devices;
 extern struct mutex sroce_devices_lock;
 
 int sroce_ifindex_by_gid(const union ib_gid *gid);
-
-/* sroce_device.c */
-int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
-		       struct ib_udata *udata);
-int sroce_query_port(struct ib_device *ibdev, u32 port,
-		     struct ib_port_attr *attr);
-int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
-			     struct ib_port_immutable *immutable);
-enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev, u32 port);
-struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						u32 port);
-int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		       u32 port, int index);
-int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
-int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
-void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
-void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
-void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type);
-bool sroce_port_active(struct sroce_dev *sdev);
-extern const struct attribute_group sroce_attr_group;
-
-/* sroce_ah.c */
-int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
-int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
-
-/* sroce_mcast.c */
-int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-void sroce_mcast_detach_all(struct sroce_qp *qp);
 
 /* sroce_mcast_table.c */
 #define SROCE_MCAST_MAX_ATTACH 16	/* QPs per group */
@@ -828,60 +660,10 @@ int sroce_mcg_count(int ifindex);
 unsigned int sroce_mcast_members(int ifindex, const union ib_gid *mgid,
 				 struct sroce_qp **members);
 
-/* sroce_pd.c */
-int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-
-/* sroce_queue.c */
-int sroce_queue_init(struct sroce_queue *q, u32 log_slots, u32 log_slot_size);
-int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
-			  const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr);
-void sroce_queue_free(struct sroce_queue *q);
-int sroce_mmap_insert(struct ib_ucontext *uctx, void *kaddr, size_t size,
-		      bool read_only, struct rdma_user_mmap_entry **entry,
-		      u64 *offset);
-int sroce_queue_map(struct ib_ucontext *uctx, struct sroce_queue *q,
-		    u64 *offset);
-void sroce_mmap_remove(struct rdma_user_mmap_entry *entry);
-int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
-void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
-
-/* sroce_cq.c */
-int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    SROCE_CREATE_CQ_ARG *arg);
-int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+/* sroce_cq_post.c */
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);
 void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector);
 void sroce_cq_events_quiesce(struct sroce_cq *cq);
-
-/* sroce_srq.c */
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
-
-/* sroce_mr.c */
-struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
-int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
-				  u64 length, u64 iova, int access,
-				  struct ib_pd *ibpd, struct ib_udata *udata);
-struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			     u32 max_num_sg);
-int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
-int sroce_dealloc_mw(struct ib_mw *ibmw);
-int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		    unsigned int *sg_offset);
 
 /* sroce_mr_table.c */
 /* The valid MR key names, with a reference, or NULL. */
@@ -919,21 +701,8 @@ struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page);
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
 void sroce_mr_unmap(struct sroce_mr *mr, void *addr);
 
-/* sroce_qp.c */
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+/* sroce_qp_table.c */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-int sroce_kick_attach(struct sroce_qp *qp, int fd);
-void sroce_kick_detach(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(u32 qpn);
 struct sroce_qp *sroce_qp_find_rcu(u32 qpn);
 struct sroce_qp *sroce_gsi_qp_get(int ifindex);
@@ -965,15 +734,17 @@ void sroce_engine_reset_qp(struct sroce_qp *qp);
 void sroce_engine_register(enum ib_qp_type type,
 			   const struct sroce_transport *transport);
 
-/* sroce_net.c */
+/* sroce_net.c (receive, sockets) */
 int sroce_net_open(struct sroce_dev *sdev);
 void sroce_net_close(struct sroce_dev *sdev);
+void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* sroce_net_tx.c (paths, packets out) */
 int sroce_net_path_set(struct sroce_qp *qp, const struct ib_qp_attr *attr);
 int sroce_net_path_fill(struct sroce_path *path,
 			const struct ib_gid_attr *sgid, const u8 *dgid,
 			u8 traffic_class, u8 hop_limit, u32 flow_label);
 void sroce_net_path_clear(struct sroce_qp *qp);
-void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
 struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len);
 struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
 				      const struct bio_vec *payload,
@@ -986,13 +757,5 @@ static inline u32 sroce_port_mtu(struct sroce_dev *sdev)
 {
 	return sroce_path_mtu_for_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
 }
-
-void sroce_status_update(struct sroce_dev *sdev);
-
-/* sroce_udata.c */
-int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size);
-int sroce_udata_copy_resp(struct ib_udata *udata, void *resp,
-			  size_t resp_size);
-int sroce_udata_expect_no_req(struct ib_udata *udata);
 
 #endif /* SROCE_H */

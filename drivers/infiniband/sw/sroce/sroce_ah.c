@@ -6,6 +6,7 @@
  */
 #include <rdma/ib_cache.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)

@@ -14,6 +14,7 @@
 #include <linux/overflow.h>
 #include <linux/log2.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    SROCE_CREATE_CQ_ARG *arg)

@@ -12,6 +12,7 @@
 #include <sroce/mtu.h>
 #include <sroce/uabi.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)

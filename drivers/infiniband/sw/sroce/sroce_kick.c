@@ -25,6 +25,7 @@
 #include <linux/sched.h>
 #include <linux/task_work.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 #include "sroce_engine.h"
 #include "sroce_wake.h"
 

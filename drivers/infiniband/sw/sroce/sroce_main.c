@@ -22,6 +22,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 #include "sroce_engine.h"
 
 MODULE_AUTHOR("sroce developers");

@@ -20,6 +20,7 @@
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 /* Serializes attach and detach, which may sleep (IP group membership). */
 static DEFINE_MUTEX(sroce_mcast_mutex);

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 #define SROCE_ACCESS_KNOWN                                              \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |               \

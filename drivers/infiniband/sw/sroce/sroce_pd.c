@@ -4,6 +4,7 @@
  */
 #include <rdma/sroce-abi.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {

@@ -20,6 +20,7 @@
 #include <sroce/psn.h>
 #include <sroce/uabi.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 #include "sroce_link.h"
 #include "sroce_trace.h"
 #include "sroce_wake.h"

@@ -16,6 +16,7 @@
  */
 #include <linux/log2.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 static int sroce_srq_check_attr(struct ib_srq_attr *attr)
 {

@@ -9,6 +9,7 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include "sroce.h"
+#include "sroce_verbs.h"
 
 int sroce_udata_copy_req(struct ib_udata *udata, void *req, size_t req_size)
 {
