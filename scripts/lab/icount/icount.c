@@ -9,7 +9,8 @@
  * what other guest activity ran meanwhile.
  *
  * Arguments: out=PATH (default /tmp/icount). Built against the plugin API
- * of QEMU 7.2 (version 1), whose few entry points are declared here.
+ * of QEMU 7.2 (version 1), whose few entry points qemu-plugin-api.h
+ * declares.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -19,43 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORTED __attribute__((visibility("default")))
-
-/* The plugin API used (QEMU's include/qemu/qemu-plugin.h, version 1). */
-typedef uint64_t qemu_plugin_id_t;
-typedef struct {
-	const char *target_name;
-	struct {
-		int min;
-		int cur;
-	} version;
-	bool system_emulation;
-	union {
-		struct {
-			int smp_vcpus;
-			int max_vcpus;
-		} system;
-	};
-} qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-enum { PLUGIN_CB_NO_REGS = 0 };
-enum { PLUGIN_INLINE_ADD_U64 = 0 };
-typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*vcpu_udata_cb)(unsigned int vcpu, void *udata);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   tb_trans_cb cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      int op, void *ptr, uint64_t imm);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    vcpu_udata_cb cb, int flags,
-					    void *udata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+#include "qemu-plugin-api.h"
 
 EXPORTED int qemu_plugin_version = 1;
 
@@ -78,10 +43,6 @@ static size_t num_blocks, num_chunks;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *out = "/tmp/icount";
 static int marks;
-
-static const unsigned char marker[8] = {
-	0x0f, 0x1f, 0x84, 0x00, 0xa1, 0xe6, 0x0c, 0x5e
-};
 
 static struct block *block_new(uint64_t vaddr, uint64_t insns)
 {
@@ -117,8 +78,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 
 	(void)udata;
 	pthread_mutex_lock(&lock);
-	snprintf(path, sizeof(path), "%s.%d", out, marks++);
-	f = fopen(path, "w");
+	f = lab_mark_open(out, marks, path, sizeof(path));
 	for (i = 0; f && i < num_blocks; i++) {
 		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
 		uint64_t runs = __atomic_load_n(&b->runs, __ATOMIC_RELAXED);
@@ -129,11 +89,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 				(unsigned long long)b->insns,
 				(unsigned long long)runs);
 	}
-	if (f)
-		fclose(f);
-	else
-		fprintf(stderr, "icount: cannot write %s\n", path);
-	fprintf(stderr, "icount: mark %d (vCPU %u)\n", marks - 1, vcpu);
+	lab_mark_close(f, "icount", path, marks++, vcpu);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -150,8 +106,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+		if (lab_is_marker(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark,
 							       PLUGIN_CB_NO_REGS,
 							       NULL);

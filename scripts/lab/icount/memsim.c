@@ -22,7 +22,8 @@
  *   each such access moves a cache line between cores.
  *
  * Arguments: out=PATH (default /tmp/memsim). Built against the plugin API
- * of QEMU 7.2 (version 1), whose few entry points are declared here.
+ * of QEMU 7.2 (version 1), whose few entry points qemu-plugin-api.h
+ * declares.
  * Approximate by design: the vCPUs update the line map without locks.
  */
 #include <pthread.h>
@@ -33,53 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORTED __attribute__((visibility("default")))
-
-/* The plugin API used (QEMU's include/qemu/qemu-plugin.h, version 1). */
-typedef uint64_t qemu_plugin_id_t;
-typedef uint32_t qemu_plugin_meminfo_t;
-typedef struct {
-	const char *target_name;
-	struct {
-		int min;
-		int cur;
-	} version;
-	bool system_emulation;
-	union {
-		struct {
-			int smp_vcpus;
-			int max_vcpus;
-		} system;
-	};
-} qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_plugin_hwaddr;
-enum { PLUGIN_CB_NO_REGS = 0 };
-enum { PLUGIN_MEM_RW = 3 };
-typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*vcpu_udata_cb)(unsigned int vcpu, void *udata);
-typedef void (*vcpu_mem_cb)(unsigned int vcpu, qemu_plugin_meminfo_t info,
-			    uint64_t vaddr, void *udata);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   tb_trans_cb cb);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    vcpu_udata_cb cb, int flags,
-					    void *udata);
-void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
-				      vcpu_mem_cb cb, int flags, int rw,
-				      void *udata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
-struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info,
-						  uint64_t vaddr);
-bool qemu_plugin_hwaddr_is_io(const struct qemu_plugin_hwaddr *haddr);
-uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
+#include "qemu-plugin-api.h"
 
 EXPORTED int qemu_plugin_version = 1;
 
@@ -113,10 +68,6 @@ static uint8_t *line_holders;	/* by physical line: a bit per vCPU */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *out = "/tmp/memsim";
 static int marks;
-
-static const unsigned char marker[8] = {
-	0x0f, 0x1f, 0x84, 0x00, 0xa1, 0xe6, 0x0c, 0x5e
-};
 
 static void tlb_access(struct tlb *t, int bits, uint64_t page)
 {
@@ -207,8 +158,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 
 	(void)udata;
 	pthread_mutex_lock(&lock);
-	snprintf(path, sizeof(path), "%s.%d", out, marks++);
-	f = fopen(path, "w");
+	f = lab_mark_open(out, marks, path, sizeof(path));
 	for (c = 0; f && c < MAX_VCPUS; c++) {
 		struct vcpu *v = &vcpus[c];
 
@@ -232,11 +182,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 			(unsigned long long)v->moved_reads,
 			(unsigned long long)v->moved_writes);
 	}
-	if (f)
-		fclose(f);
-	else
-		fprintf(stderr, "memsim: cannot write %s\n", path);
-	fprintf(stderr, "memsim: mark %d (vCPU %u)\n", marks - 1, vcpu);
+	lab_mark_close(f, "memsim", path, marks++, vcpu);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -265,7 +211,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 PLUGIN_CB_NO_REGS,
 						 PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)(vaddr >> 63));
-		if (size == sizeof(marker) && !memcmp(d, marker, sizeof(marker)))
+		if (lab_is_marker(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark,
 							       PLUGIN_CB_NO_REGS,
 							       NULL);
