@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QEMU TCG plugin for the lab (scripts/bench insns): counts how often
- * each translation block of the guest runs. When the guest executes the
- * marker (mark.c: an 8-byte NOP no compiler emits, "nopl 0x5e0ce6a1(%rax,
- * %rax,1)"), it writes every block that ran so far as "vaddr insns runs"
- * to OUT.N, N counting the marks from 0. Two marks around a workload give
- * the instructions it executed, by address; the difference is exact up to
- * what other guest activity ran meanwhile.
+ * each translation block of the guest runs, and how many data accesses
+ * its runs made (loads and stores; each step of a string instruction
+ * counts its own). When the guest executes the marker (mark.c: an 8-byte NOP no
+ * compiler emits, "nopl 0x5e0ce6a1(%rax,%rax,1)"), it writes every block
+ * that ran so far as "vaddr insns runs accesses" to OUT.N, N counting the
+ * marks from 0. Two marks around a workload give the instructions and
+ * accesses it executed, by address; the difference is exact up to what
+ * other guest activity ran meanwhile.
  *
  * Arguments: out=PATH (default /tmp/icount). Built against the plugin API
  * of QEMU 7.2 (version 1), whose few entry points qemu-plugin-api.h
@@ -35,6 +37,7 @@ struct block {
 	uint64_t vaddr;
 	uint64_t insns;
 	uint64_t runs;
+	uint64_t accesses;
 };
 
 #define CHUNK_BLOCKS 65536
@@ -82,12 +85,15 @@ static void on_mark(unsigned int vcpu, void *udata)
 	for (i = 0; f && i < num_blocks; i++) {
 		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
 		uint64_t runs = __atomic_load_n(&b->runs, __ATOMIC_RELAXED);
+		uint64_t accesses = __atomic_load_n(&b->accesses,
+						    __ATOMIC_RELAXED);
 
 		if (runs)
-			fprintf(f, "%llx %llu %llu\n",
+			fprintf(f, "%llx %llu %llu %llu\n",
 				(unsigned long long)b->vaddr,
 				(unsigned long long)b->insns,
-				(unsigned long long)runs);
+				(unsigned long long)runs,
+				(unsigned long long)accesses);
 	}
 	lab_mark_close(f, "icount", path, marks++, vcpu);
 	pthread_mutex_unlock(&lock);
@@ -106,6 +112,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
+		if (b)
+			qemu_plugin_register_vcpu_mem_inline(insn, PLUGIN_MEM_RW,
+							     PLUGIN_INLINE_ADD_U64,
+							     &b->accesses, 1);
 		if (lab_is_marker(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark,
 							       PLUGIN_CB_NO_REGS,

@@ -51,6 +51,9 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 				      vcpu_mem_cb cb, int flags, int rw,
 				      void *udata);
+void qemu_plugin_register_vcpu_mem_inline(struct qemu_plugin_insn *insn,
+					  int rw, int op, void *ptr,
+					  uint64_t imm);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
