@@ -11,7 +11,6 @@ set -u
 ko_a=$1 ko_b=$2 rounds=${3:-3}
 iters=${SROCE_BENCH_ITERS:-2000}
 rows=${SROCE_BENCH_ROWS:-write_bw write_rate send_lat read_bw send_bw atomic_rate}
-updates=/lib/modules/$(uname -r)/updates
 # shellcheck source=scripts/lab/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 bench_veth
@@ -39,10 +38,7 @@ for ((round = 0; round < rounds; round++)); do
 	for build in A B; do
 		ko=$ko_a
 		[ $build = B ] && ko=$ko_b
-		mkdir -p "$updates"
-		cp "$ko" "$updates/sroce.ko"
-		rdma link add sroce0 type sroce netdev v0 || exit 1
-		sleep 1
+		bench_sroce_up "$ko" || exit 1
 		for key in $rows; do
 			v=$(measure "$key")
 			all[$build.$key]+="${v:-fail} "

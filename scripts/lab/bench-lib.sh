@@ -10,6 +10,17 @@ bench_veth() {
 	sleep 1
 }
 
+# bench_sroce_up KO: sroce0 on v0, from KO installed as this kernel's
+# sroce.ko (rdma link add loads it).
+bench_sroce_up() {
+	local updates
+	updates=/lib/modules/$(uname -r)/updates
+	mkdir -p "$updates"
+	cp "$1" "$updates/sroce.ko"
+	rdma link add sroce0 type sroce netdev v0 || return 1
+	sleep 1
+}
+
 # bench_lab_net ME PEER: this VM's NIC (IF) up as 192.0.2.ME with jumbo
 # frames (path MTU 4096 on both RDMA devices), once 192.0.2.PEER answers.
 bench_lab_net() {
