@@ -3,10 +3,10 @@
  * A QEMU TCG plugin for the lab (scripts/bench insns): counts how often
  * each translation block of the guest runs, and how many data accesses
  * its runs made (loads and stores; each step of a string instruction
- * counts its own). When the guest executes the marker (mark.c: an 8-byte NOP no
- * compiler emits, "nopl 0x5e0ce6a1(%rax,%rax,1)"), it writes every block
- * that ran so far as "vaddr insns runs accesses" to OUT.N, N counting the
- * marks from 0. Two marks around a workload give the instructions and
+ * counts its own). When the guest executes the marker (mark.c: an 8-byte
+ * NOP no compiler emits, "nopl 0x5e0ce6a1(%rax,%rax,1)"), it writes every
+ * block that ran so far as "vaddr insns runs accesses" to OUT.N, N
+ * counting the marks from 0. Two marks around a workload give the instructions and
  * accesses it executed, by address; the difference is exact up to what
  * other guest activity ran meanwhile.
  *
