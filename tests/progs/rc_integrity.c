@@ -20,6 +20,7 @@
 
 #define MAX_SGE 4
 #define SLACK 4096
+#define PAGE 4096
 
 struct pair;
 
@@ -119,8 +120,13 @@ static int one_op(struct pair *p, int iter)
 	size_t i;
 
 	if (op >= 5) {
-		soff &= ~7UL;
+		/*
+		 * The target is aligned; the 8 bytes the original value
+		 * comes back to need not be, and a quarter straddle a page.
+		 */
 		doff &= ~7UL;
+		if (!(tl_rnd() & 3))
+			soff = (PAGE - 4 - (uintptr_t)p->a.buf % PAGE) % PAGE;
 	}
 	/* READ moves data from b to a; everything else from a to b. */
 	src = (op == 4 ? p->b.buf : p->a.buf) + soff;
@@ -192,7 +198,9 @@ static int one_op(struct pair *p, int iter)
 		ssge[0].length = 8;
 		ssge[0].lkey = p->a.mr->lkey;
 		wr.num_sge = 1;
-		memset(p->a.buf + soff, 0xee, 8);
+		/* And 8 guard bytes on either side. */
+		memset(p->a.buf + soff - (soff < 8 ? soff : 8), 0xee,
+		       (soff < 8 ? soff : 8) + 16);
 	} else if (op == 4) {
 		wr.num_sge = tl_split(ssge, MAX_SGE, (uintptr_t)dst, len, p->a.mr->lkey);
 	} else {
@@ -235,6 +243,10 @@ static int one_op(struct pair *p, int iter)
 		memcpy(&val, p->a.buf + soff, 8);
 		if (val != orig)
 			return fail("atomic original value", iter, names[op], len);
+		for (i = soff < 8 ? 0 : soff - 8; i < soff + 16; i++)
+			if ((i < soff || i >= soff + 8) && p->a.buf[i] != 0xee)
+				return fail("bytes beside the atomic's result",
+					    iter, names[op], len);
 		if (op == 5 && *target != (cmp == orig ? swp : orig))
 			return fail("compare-and-swap result", iter, names[op], len);
 		if (op == 6 && *target != orig + swp)

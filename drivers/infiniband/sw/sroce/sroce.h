@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
@@ -687,6 +688,23 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *bind);
 struct sroce_mr *sroce_mw_target(struct sroce_mr *win, struct sroce_qp *qp,
 				 u64 *iova, u32 len, int access);
 
+/*
+ * xa_load() for a caller inside an RCU read-side section, which xa_load()
+ * would enter a second time: the entry at index, or NULL.
+ */
+static inline void *sroce_xa_load_rcu(struct xarray *xa, unsigned long index)
+{
+	XA_STATE(xas, xa, index);
+	void *entry;
+
+	do {
+		entry = xas_load(&xas);
+		if (xa_is_zero(entry))
+			entry = NULL;
+	} while (xas_retry(&xas, entry));
+	return entry;
+}
+
 /* Inline: every message puts the MRs it named. The last put defers. */
 static inline void sroce_mr_put(struct sroce_mr *mr)
 {
@@ -694,12 +712,33 @@ static inline void sroce_mr_put(struct sroce_mr *mr)
 		sroce_defer_work(&mr->release_work);
 }
 
-bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
-		     u64 len, int access);
+/*
+ * Overflow-safe: [iova, iova + len) inside the MR, same PD, access given.
+ * Inline: every WQE and request checks its keys with it.
+ */
+static inline bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd,
+				   u64 iova, u64 len, int access)
+{
+	if (mr->ibmr.pd != pd)
+		return false;
+	if ((mr->access & access) != access)
+		return false;
+	if (iova < mr->iova || iova - mr->iova > mr->length ||
+	    len > mr->length - (iova - mr->iova))
+		return false;
+	return true;
+}
+
 /* A user MR's page holding iova (inside the MR), and iova's offset in it. */
 struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page);
 void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
-void sroce_mr_unmap(struct sroce_mr *mr, void *addr);
+
+/* Undoes sroce_mr_map(); only a user MR's page was mapped. */
+static inline void sroce_mr_unmap(struct sroce_mr *mr, void *addr)
+{
+	if (mr->kind == SROCE_MR_USER)
+		kunmap_local(addr);
+}
 
 /* sroce_qp_table.c */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

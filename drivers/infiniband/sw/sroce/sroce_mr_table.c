@@ -39,7 +39,7 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, key >> 8);
+	mr = sroce_xa_load_rcu(&sdev->mr_xa, key >> 8);
 	mr = mr && sroce_mr_names(mr, key) ? sroce_mr_hold(mr) : NULL;
 	rcu_read_unlock();
 	return mr;
@@ -62,7 +62,7 @@ static struct sroce_mr *sroce_mr_get_index(struct sroce_dev *sdev, u32 key,
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, key >> 8);
+	mr = sroce_xa_load_rcu(&sdev->mr_xa, key >> 8);
 	mr = mr && kind_ok(mr) && mr->ibmr.pd == pd ? sroce_mr_hold(mr) : NULL;
 	rcu_read_unlock();
 	return mr;
@@ -149,21 +149,6 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	spin_unlock(&mr->state_lock);
 	sroce_mr_put(mr);
 	return err;
-}
-
-/* Only an engine user's reference can be the last one here. */
-/* Overflow-safe: [iova, iova + len) inside the MR, same PD, access given. */
-bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
-		     u64 len, int access)
-{
-	if (mr->ibmr.pd != pd)
-		return false;
-	if ((mr->access & access) != access)
-		return false;
-	if (iova < mr->iova || iova - mr->iova > mr->length ||
-	    len > mr->length - (iova - mr->iova))
-		return false;
-	return true;
 }
 
 /*
@@ -296,10 +281,4 @@ void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
 	page = sroce_mr_page(mr, iova, &in_page);
 	*chunk = PAGE_SIZE - in_page;
 	return kmap_local_page(page) + in_page;
-}
-
-void sroce_mr_unmap(struct sroce_mr *mr, void *addr)
-{
-	if (mr->kind == SROCE_MR_USER)
-		kunmap_local(addr);
 }

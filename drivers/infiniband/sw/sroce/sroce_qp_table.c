@@ -21,7 +21,7 @@ static struct sroce_qp *sroce_qp_get_from(struct xarray *xa, unsigned long id)
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
-	qp = xa_load(xa, id);
+	qp = sroce_xa_load_rcu(xa, id);
 	if (qp && !refcount_inc_not_zero(&qp->refs))
 		qp = NULL;
 	rcu_read_unlock();
@@ -60,7 +60,7 @@ struct sroce_qp *sroce_qp_get(u32 qpn)
  */
 struct sroce_qp *sroce_qp_find_rcu(u32 qpn)
 {
-	return xa_load(&sroce_qps, qpn);
+	return sroce_xa_load_rcu(&sroce_qps, qpn);
 }
 
 /*

@@ -7,6 +7,8 @@
 #ifndef SROCE_RC_H
 #define SROCE_RC_H
 
+#include <sroce/psn.h>
+#include <sroce/rc_rules.h>
 #include "sroce_engine.h"
 #include "sroce_link.h"
 
@@ -19,10 +21,26 @@ static inline bool sroce_rc_is_rd(u8 wqe_opcode)
 /* sroce_rc_req.c */
 /* Sends what the SQ holds and the window allows, after a timeout's go-back. */
 void sroce_rc_send_more(struct sroce_qp *qp, int *budget);
-bool sroce_rc_may_send(struct sroce_qp *qp);
 void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx);
 bool sroce_rc_take_parked(struct sroce_qp *qp);
+
+/* The PSN the requester sends next. */
+static inline u32 sroce_rc_next_psn(struct sroce_qp *qp)
+{
+	if (qp->req.sq_next == qp->req.sq_fetched)
+		return qp->req.req_psn;
+	return sroce_psn_add(sroce_swqe_at(qp, qp->req.sq_next)->psn,
+			     qp->req.tx_pkt);
+}
+
+/* Whether the window lets the next packet go; UC has no window. */
+static inline bool sroce_rc_may_send(struct sroce_qp *qp)
+{
+	return sroce_qp_is_uc(qp) ||
+	       sroce_rc_window_open(sroce_rc_next_psn(qp), qp->req.una_psn,
+				    SROCE_RC_WINDOW);
+}
 
 /* A response from the QP's peer: an ACK, a NAK, READ data, an atomic ACK. */
 static inline void sroce_rc_response(struct sroce_qp *qp,

@@ -159,7 +159,8 @@ static bool sroce_rc_outstanding(struct sroce_qp *qp)
 	return sroce_psn_before(qp->req.una_psn, qp->req.sent_psn);
 }
 
-static void sroce_rc_rearm(struct sroce_qp *qp)
+/* Inline: every answer that frees the window ends with it. */
+static __always_inline void sroce_rc_rearm(struct sroce_qp *qp)
 {
 	if (!qp->attr.timeout || qp->req.rnr_wait)
 		return;
@@ -364,7 +365,6 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 	const struct sroce_pkt *pkt = rx->pkt;
 	struct sroce_swqe *sw;
 	struct sroce_seg_iter dst, src;
-	struct sroce_seg in;
 	u32 psn = pkt->psn, idx, last;
 	u64 orig;
 	u8 op;
@@ -420,8 +420,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 	} else if (sroce_wqe_is_atomic(op) &&
 		   pkt->opcode == IB_OPCODE_ATOMIC_ACKNOWLEDGE) {
 		orig = pkt->atmack_orig;
-		in = sroce_kseg(&orig, sizeof(orig));
-		sroce_segs_copy(sw->segs, sw->num_segs, &in, 1, sizeof(orig));
+		sroce_segs_write(sw->segs, sw->num_segs, &orig, sizeof(orig));
 	} else {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;
@@ -449,22 +448,6 @@ bool sroce_rc_take_parked(struct sroce_qp *qp)
 			   rx.pkt->psn, 0, false);
 	sroce_rc_response(qp, &rx);
 	return true;
-}
-
-/* The PSN the requester sends next. */
-static u32 sroce_rc_next_psn(struct sroce_qp *qp)
-{
-	if (qp->req.sq_next == qp->req.sq_fetched)
-		return qp->req.req_psn;
-	return sroce_psn_add(sroce_swqe_at(qp, qp->req.sq_next)->psn, qp->req.tx_pkt);
-}
-
-/* Whether the window lets the next packet go; UC has no window. */
-bool sroce_rc_may_send(struct sroce_qp *qp)
-{
-	return sroce_qp_is_uc(qp) ||
-	       sroce_rc_window_open(sroce_rc_next_psn(qp), qp->req.una_psn,
-				    SROCE_RC_WINDOW);
 }
 
 noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)

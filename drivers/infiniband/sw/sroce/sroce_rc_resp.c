@@ -287,7 +287,8 @@ static bool sroce_rc_rd_full(struct sroce_qp *qp)
 	return qp->resp.rd_head - qp->resp.rd_tail >= qp->resp.rd_slots;
 }
 
-static struct sroce_rd_resp *sroce_rc_rd_push(struct sroce_qp *qp)
+static __always_inline struct sroce_rd_resp *
+sroce_rc_rd_push(struct sroce_qp *qp)
 {
 	struct sroce_rd_resp *e = sroce_rc_rd_at(qp, qp->resp.rd_head);
 

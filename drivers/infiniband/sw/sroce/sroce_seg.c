@@ -8,14 +8,13 @@
  *   and never derived from a key or any value a user or packet chooses;
  * - an MR segment holds a reference on its MR, taken when the key was
  *   checked for PD, range and access, and dropped by sroce_segs_put();
- * - every atomic of the host is applied under one lock, as a NIC orders
- *   its own.
+ * - an atomic is applied with the CPU's own atomic instruction on the
+ *   mapped 8 bytes, so it is atomic against every other atomic of the
+ *   host, sroce's or a CPU's.
  */
+#include <linux/atomic.h>
 #include <linux/highmem.h>
-#include <linux/spinlock.h>
 #include "sroce_seg.h"
-
-static DEFINE_SPINLOCK(sroce_atomic_lock);
 
 void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 			 unsigned int num, u32 off)
@@ -134,6 +133,25 @@ void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 	sroce_seg_copy(&d, &s, len);
 }
 
+void sroce_segs_write(const struct sroce_seg *dst, unsigned int ndst,
+		      const void *src, u32 len)
+{
+	struct sroce_seg in = sroce_kseg((void *)src, len);
+	void *p;
+	u32 chunk;
+
+	/* Most such bytes (an atomic's 8) land in one page of one MR. */
+	if (ndst && dst->kind == SROCE_SEG_MR && dst->len >= len) {
+		p = sroce_mr_map(dst->mr, dst->addr, &chunk);
+		if (chunk >= len)
+			memcpy(p, src, len);
+		sroce_mr_unmap(dst->mr, p);
+		if (chunk >= len)
+			return;
+	}
+	sroce_segs_copy(dst, ndst, &in, 1, len);
+}
+
 /*
  * The MR for [*addr, *addr + len), len > 0, under key, with a reference:
  * checked for this QP's PD, the range and the access. Remote access may
@@ -220,8 +238,8 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 
 /*
  * Applies an atomic to the responder's 8 bytes at (rkey, va), which the
- * caller checked are aligned; false if the rkey does not grant it. One
- * lock orders every atomic of the host, as a NIC orders its own.
+ * caller checked are aligned; false if the rkey does not grant it. The
+ * CPU's atomic instruction orders it against every other atomic.
  */
 bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			 u64 swap_add, u64 compare, u64 *orig)
@@ -234,15 +252,10 @@ bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			   &seg))
 		return false;
 	p = sroce_mr_map(seg.mr, seg.addr, &chunk);
-	spin_lock(&sroce_atomic_lock);
-	*orig = READ_ONCE(*p);
-	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP) {
-		if (*orig == compare)
-			WRITE_ONCE(*p, swap_add);
-	} else {
-		WRITE_ONCE(*p, *orig + swap_add);
-	}
-	spin_unlock(&sroce_atomic_lock);
+	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP)
+		*orig = cmpxchg64(p, compare, swap_add);
+	else
+		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)p);
 	sroce_mr_unmap(seg.mr, p);
 	sroce_segs_put(&seg, 1);
 	return true;

@@ -49,6 +49,9 @@ static inline void sroce_seg_hold(const struct sroce_seg *seg)
 /* Copies len bytes between segment lists that both hold at least len. */
 void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
 		     const struct sroce_seg *src, unsigned int nsrc, u32 len);
+/* Writes len bytes of kernel memory into segments that hold at least len. */
+void sroce_segs_write(const struct sroce_seg *dst, unsigned int ndst,
+		      const void *src, u32 len);
 /* A buffer the module owns as a segment (see enum sroce_seg_kind). */
 static inline struct sroce_seg sroce_kseg(void *p, u32 len)
 {

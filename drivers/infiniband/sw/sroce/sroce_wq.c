@@ -67,21 +67,10 @@ int sroce_rq_posted(struct sroce_qp *qp)
 void sroce_complete_send(struct sroce_qp *qp, u8 status)
 {
 	struct sroce_swqe *sw = sroce_swqe_at(qp, qp->req.sq_retire);
-	struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
-	bool signaled = status != IB_WC_SUCCESS || qp->sq_sig_all ||
-			(c->flags & SROCE_WQE_SIGNALED);
-	struct sroce_cqe cqe = {};
+	/* The shadow: still this WQE's once the ring slot is handed back. */
+	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
+	struct sroce_cqe cqe;
 
-	if (signaled) {
-		cqe.wr_id = c->wr_id;
-		cqe.status = status;
-		cqe.opcode = c->opcode < SROCE_WQE_OPCODE_COUNT ?
-			     sroce_wc_opcode[c->opcode] : IB_WC_SEND;
-		if (c->opcode == SROCE_WQE_RDMA_READ ||
-		    sroce_wqe_is_atomic(c->opcode))
-			cqe.byte_len = sw->msg_len;
-		cqe.qp_num = qp->ibqp.qp_num;
-	}
 	if (sw->segs_held) {
 		sroce_segs_put(sw->segs, sw->num_segs);
 		sw->segs_held = false;
@@ -97,8 +86,20 @@ void sroce_complete_send(struct sroce_qp *qp, u8 status)
 	if ((s32)(qp->req.sq_fetched - qp->req.sq_retire) < 0)
 		qp->req.sq_fetched = qp->req.sq_retire;
 	sroce_ring_publish(&qp->sq.hdr->consumer, qp->req.sq_retire);
-	if (signaled)
+	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+	    (c->flags & SROCE_WQE_SIGNALED)) {
+		cqe = (struct sroce_cqe){
+			.wr_id = c->wr_id,
+			.status = status,
+			.opcode = c->opcode < SROCE_WQE_OPCODE_COUNT ?
+				  sroce_wc_opcode[c->opcode] : IB_WC_SEND,
+			.byte_len = c->opcode == SROCE_WQE_RDMA_READ ||
+				    sroce_wqe_is_atomic(c->opcode) ?
+				    sw->msg_len : 0,
+			.qp_num = qp->ibqp.qp_num,
+		};
 		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe);
+	}
 	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
 		sroce_qp_error(qp);
 }
