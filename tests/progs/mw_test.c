@@ -11,7 +11,10 @@
  * - bind errors (IBV_WC_MW_BIND_ERR): an MR without MW_BIND, a window
  *   past the MR, remote write over an MR without local write, another
  *   PD's window; a type 1 window cannot be invalidated; a window key is
- *   no lkey; a deallocated window's key is dead.
+ *   no lkey; a deallocated window's key is dead;
+ * - atomics through zero-based windows: one on aligned memory adds, one
+ *   whose aligned offset lands on memory that is not 8-byte aligned is
+ *   refused (IBV_WC_REM_INV_REQ_ERR) and changes nothing.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -110,6 +113,17 @@ static bool holds(uint32_t off, uint32_t len)
 
 	for (i = 0; i < LEN; i++)
 		if (buf[i] != (i >= off && i < off + len ? src[i - off] : 0x5a))
+			return false;
+	return true;
+}
+
+/* Every byte of buf outside [off, off + len) is still 0x5a. */
+static bool untouched_but(uint32_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < LEN; i++)
+		if ((i < off || i >= off + len) && buf[i] != 0x5a)
 			return false;
 	return true;
 }
@@ -368,6 +382,73 @@ static void type2(bool wr_api)
 	tl_check(!ibv_dealloc_mw(mw), "type 2 window deallocated");
 }
 
+/* The peer of p adds 1 at raddr under rkey; *orig: the value it found. */
+static int peer_fetch_add(struct pair *p, uint64_t raddr, uint32_t rkey,
+			  uint64_t *orig)
+{
+	/* The original value lands in src's second half, as READs do. */
+	struct ibv_sge sge = { .addr = (uintptr_t)src + LEN / 2, .length = 8,
+			       .lkey = src_mr->lkey };
+	struct ibv_send_wr wr = { .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				  .num_sge = 1, .sg_list = &sge,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	int st;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = 1;
+	if (ibv_post_send(p->qp[1], &wr, &bad))
+		return -1;
+	st = wait(p->cq[1], &wc);
+	memcpy(orig, src + LEN / 2, sizeof(*orig));
+	return st;
+}
+
+/*
+ * An atomic's va must be 8-byte aligned, and so must the memory behind it:
+ * a zero-based window bound 4 bytes before a page boundary puts window
+ * offset 0 on 8 bytes across two pages, which the responder refuses
+ * (invalid request) without touching a byte.
+ */
+static void atomic_alignment(void)
+{
+	struct ibv_mw *ok = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	struct ibv_mw *off = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	uint64_t orig = 0, want;
+	uint32_t key_ok, key_off;
+	struct pair p;
+	int st;
+
+	if (!ok || !off)
+		tl_die("ibv_alloc_mw type 2");
+	make_pair(&p);
+	memset(buf, 0x5a, LEN);
+	memset(&want, 0x5a, sizeof(want));
+	key_ok = ibv_inc_rkey(ok->rkey);
+	key_off = ibv_inc_rkey(off->rkey);
+	st = bind2(&p, ok, key_ok, info(mr, 4096, 64, IBV_ACCESS_REMOTE_ATOMIC |
+					IBV_ACCESS_ZERO_BASED), false);
+	st = st ?: bind2(&p, off, key_off,
+			 info(mr, 4096 - 4, 64, IBV_ACCESS_REMOTE_ATOMIC |
+			      IBV_ACCESS_ZERO_BASED), false);
+	tl_check(!st, "zero-based windows for atomics at buf + 4096 and + 4092 (%d)",
+		 st);
+	st = peer_fetch_add(&p, 0, key_ok, &orig);
+	want += 1;
+	tl_check(!st && orig == want - 1 && !memcmp(buf + 4096, &want, 8) &&
+		 untouched_but(4096, 8),
+		 "a fetch-and-add through the aligned one adds (%d)", st);
+	st = peer_fetch_add(&p, 0, key_off, &orig);
+	tl_check(st == IBV_WC_REM_INV_REQ_ERR &&
+		 !memcmp(buf + 4096, &want, 8) && untouched_but(4096, 8),
+		 "one at offset 0 of the other (buf + 4092) is refused, nothing changed (%d)",
+		 st);
+	free_pair(&p);
+	ibv_dealloc_mw(off);
+	ibv_dealloc_mw(ok);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -399,6 +480,7 @@ int main(int argc, char **argv)
 	bind_errors();
 	type2(false);
 	type2(true);
+	atomic_alignment();
 
 	ibv_dereg_mr(src_mr);
 	ibv_dereg_mr(mr);

@@ -437,17 +437,20 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 {
 	struct sroce_rd_resp *e;
 	u64 orig;
+	int err;
 
 	if (pkt->atm_va & 7)
 		return SROCE_RC_NAK_INVALID;
 	if (sroce_rc_rd_full(qp))
 		return SROCE_RC_DROP;
-	if (!sroce_remote_atomic(qp, pkt->atm_rkey, pkt->atm_va,
-				 pkt->opcode == IB_OPCODE_COMPARE_SWAP ?
-				 SROCE_WQE_ATOMIC_CMP_SWP :
-				 SROCE_WQE_ATOMIC_FETCH_ADD,
-				 pkt->atm_swap_add, pkt->atm_compare, &orig))
-		return SROCE_RC_NAK_ACCESS;
+	err = sroce_remote_atomic(qp, pkt->atm_rkey, pkt->atm_va,
+				  pkt->opcode == IB_OPCODE_COMPARE_SWAP ?
+				  SROCE_WQE_ATOMIC_CMP_SWP :
+				  SROCE_WQE_ATOMIC_FETCH_ADD,
+				  pkt->atm_swap_add, pkt->atm_compare, &orig);
+	if (err)	/* misaligned memory, as a misaligned va above */
+		return err == -EINVAL ? SROCE_RC_NAK_INVALID :
+					SROCE_RC_NAK_ACCESS;
 	e = sroce_rc_rd_push(qp);
 	e->opcode = pkt->opcode;
 	e->psn = pkt->psn;

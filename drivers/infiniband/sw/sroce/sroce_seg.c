@@ -237,26 +237,35 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 }
 
 /*
- * Applies an atomic to the responder's 8 bytes at (rkey, va), which the
- * caller checked are aligned; false if the rkey does not grant it. The
- * CPU's atomic instruction orders it against every other atomic.
+ * Applies an atomic to the responder's 8 bytes at (rkey, va): 0, -EACCES if
+ * the rkey does not grant it, or -EINVAL if the memory behind va is not
+ * 8-byte aligned (a zero-based window or an MR registered at another iova
+ * can put an aligned va on any byte). The CPU's atomic instruction orders
+ * it against every other atomic; atomic64_t's, so that both opcodes share
+ * one implementation where 64-bit atomics are emulated.
  */
-bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
-			 u64 swap_add, u64 compare, u64 *orig)
+int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			u64 swap_add, u64 compare, u64 *orig)
 {
 	struct sroce_seg seg;
-	u64 *p;
+	atomic64_t *p;
 	u32 chunk;
 
 	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
 			   &seg))
-		return false;
+		return -EACCES;
 	p = sroce_mr_map(seg.mr, seg.addr, &chunk);
+	/* Aligned, so all 8 bytes are in the page mapped. */
+	if ((uintptr_t)p & (sizeof(u64) - 1)) {
+		sroce_mr_unmap(seg.mr, p);
+		sroce_segs_put(&seg, 1);
+		return -EINVAL;
+	}
 	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP)
-		*orig = cmpxchg64(p, compare, swap_add);
+		*orig = atomic64_cmpxchg(p, compare, swap_add);
 	else
-		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)p);
+		*orig = atomic64_fetch_add(swap_add, p);
 	sroce_mr_unmap(seg.mr, p);
 	sroce_segs_put(&seg, 1);
-	return true;
+	return 0;
 }

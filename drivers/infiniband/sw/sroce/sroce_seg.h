@@ -64,7 +64,7 @@ bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 			unsigned int num, int access, struct sroce_seg *segs);
 int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 		   int access, struct sroce_seg *seg);
-bool sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
-			 u64 swap_add, u64 compare, u64 *orig);
+int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
+			u64 swap_add, u64 compare, u64 *orig);
 
 #endif /* SROCE_SEG_H */
