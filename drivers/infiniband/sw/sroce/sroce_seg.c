@@ -8,9 +8,9 @@
  *   and never derived from a key or any value a user or packet chooses;
  * - an MR segment holds a reference on its MR, taken when the key was
  *   checked for PD, range and access, and dropped by sroce_segs_put();
- * - an atomic is applied with the CPU's own atomic instruction on the
- *   mapped 8 bytes, so it is atomic against every other atomic of the
- *   host, sroce's or a CPU's.
+ * - an atomic is applied with an atomic64_t operation on the mapped,
+ *   aligned 8 bytes, so it is atomic against every other atomic sroce
+ *   applies (on x86-64 a locked instruction: against the CPU's too).
  */
 #include <linux/atomic.h>
 #include <linux/highmem.h>
