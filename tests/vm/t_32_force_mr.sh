@@ -67,8 +67,8 @@ scsi_round() {
 rdma_link_gone() { ! rdma link show sroce0/1 > /dev/null 2>&1; }
 storage_round() {
 	nvmet_clear
-	rdma link delete sroce0 2> /dev/null
-	wait_for 20 rdma_link_gone
+	check "force_mr=$1: rdma link delete sroce0" rdma link delete sroce0
+	check "force_mr=$1: sroce0 is gone" wait_for 20 rdma_link_gone
 	check "force_mr=$1: the RDMA stack unloads" rdma_stack_unload
 	# force_mr is not in sysfs: the registrations per I/O show it.
 	check "force_mr=$1: ib_core loads with it" modprobe ib_core force_mr="$1"
