@@ -11,7 +11,8 @@
 # with errors, not a hang. Completion events run on the CPU of their CQ's
 # vector (ib_core's tracepoints), and with cq_event_affinity=0 they do not;
 # the engine runs an I/O queue's WQEs on the CPU that submits to it, and
-# binds a worker to that CPU only for kernel QPs on the shortcut.
+# binds a worker to that CPU only for kernel QPs on the shortcut; a bound
+# worker's adaptive poll spares it the sleep while the target works.
 # vm-timeout: 900
 . ./lib.sh
 . ./storage-lib.sh
@@ -187,6 +188,34 @@ for cpu in 0 $(($(nproc) - 1)); do
 	check "fio on CPU $cpu: the engine ran its I/O queue's WQEs there" \
 		test "$on" -ge 1000 -a "$off" -eq 0
 done
+# A worker bound to an I/O queue polls for the target's answer instead of
+# sleeping through it, its poll adapting up to worker_spin_max_us: at QD1
+# it sleeps at most once per I/O (when fio is runnable on its CPU), where
+# without the adaptation it also sleeps while the target works.
+# sleeps_per_io MAX_US: the workers' sleeps per 100 I/Os over 2048 4 KiB
+# reads at QD1, with no fixed poll (worker_spin_us=0) and
+# worker_spin_max_us=MAX_US.
+PARAMS=/sys/module/sroce/parameters
+spin_us=$(cat "$PARAMS/worker_spin_us")
+spin_max_us=$(cat "$PARAMS/worker_spin_max_us")
+sleeps_per_io() {
+	local s0
+	echo 0 > "$PARAMS/worker_spin_us"
+	echo "$1" > "$PARAMS/worker_spin_max_us"
+	s0=$(sroce_stat sleeps)
+	fio_run /tmp/fio-spin.log --name=spin --filename="$null" \
+		--rw=randread --bs=4k --iodepth=1 --size=8m || { echo -1; return; }
+	echo $((($(sroce_stat sleeps) - s0) * 100 / 2048))
+}
+fixed=$(sleeps_per_io 0)
+adaptive=$(sleeps_per_io 20000)
+echo "$spin_us" > "$PARAMS/worker_spin_us"
+echo "$spin_max_us" > "$PARAMS/worker_spin_max_us"
+echo "# QD1: worker sleeps per 100 I/Os: $fixed without the adaptive poll, $adaptive with it"
+check "QD1 without the adaptive poll: the workers sleep more than once per I/O" \
+	test "$fixed" -gt 100
+check "QD1 with the adaptive poll: half a sleep per I/O fewer" \
+	test "$adaptive" -ge 0 -a "$((adaptive + 50))" -le "$fixed"
 check "the host registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \

@@ -50,6 +50,24 @@ module_param(worker_spin_us, uint, 0644);
 MODULE_PARM_DESC(worker_spin_us,
 		 "How long an idle engine worker polls, on an otherwise idle CPU, before it sleeps (us)");
 /*
+ * A worker bound to a ULP's I/O queue (see worker_bind) waits between a
+ * request and its answer while the target's work item runs on another
+ * CPU. Had it slept, the answer must wake its idle CPU, which under a
+ * hypervisor costs about as much as the answer itself. So its poll
+ * adapts as the kernel's halt polling does (KVM's halt_poll_ns,
+ * cpuidle-haltpoll): doubled after an idle spell longer than the poll
+ * but within worker_spin_max_us (a longer poll would have caught it),
+ * halved after a longer one, and never below worker_spin_us. It still
+ * polls only while nothing else can run on its CPU. 0 (or a value not
+ * above worker_spin_us) turns the adaptation off.
+ */
+static unsigned int worker_spin_max_us = 1000;
+module_param(worker_spin_max_us, uint, 0644);
+MODULE_PARM_DESC(worker_spin_max_us,
+		 "How long an idle engine worker bound to a kernel I/O queue may poll at most, adapting upwards from worker_spin_us (us)");
+/* Where a grown poll starts, and below which a shrunk one is dropped. */
+#define SROCE_SPIN_GROW_START_NS (10 * NSEC_PER_USEC)
+/*
  * A worker that serves a QP on the wire is the only processor of its
  * packets, and an application busy-polling its CQ on the same CPU must
  * not starve it. A worker with shortcut QPs only stays at nice 0: there
@@ -238,11 +256,31 @@ void sroce_worker_unlock(struct sroce_worker *w)
 		sroce_worker_wake(w);
 }
 
+/* The idle poll of w after an idle spell of idle_ns under a poll of spin_ns. */
+static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
+				  u64 idle_ns)
+{
+	u64 base = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
+	u64 max = (u64)READ_ONCE(worker_spin_max_us) * NSEC_PER_USEC;
+
+	/* Changed under w->lock; a stale read costs one poll at most. */
+	if (!data_race(w->num_binding_qps) || max <= base)
+		return base;
+	if (idle_ns > max)
+		spin_ns /= 2;
+	else if (idle_ns > spin_ns)
+		spin_ns = max(spin_ns * 2, SROCE_SPIN_GROW_START_NS);
+	if (spin_ns < SROCE_SPIN_GROW_START_NS)
+		spin_ns = 0;
+	return clamp(spin_ns, base, max);
+}
+
 static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
+	u64 spin_ns = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
 	bool idle, tx_blocked;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
@@ -260,8 +298,7 @@ static int sroce_worker_fn(void *arg)
 			continue;
 		}
 		if (single_task_running() &&
-		    local_clock() - idle_since <
-		    (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC) {
+		    local_clock() - idle_since < spin_ns) {
 			cond_resched();
 			continue;
 		}
@@ -292,6 +329,8 @@ static int sroce_worker_fn(void *arg)
 				schedule();
 		}
 		WRITE_ONCE(*status, 0);
+		spin_ns = sroce_worker_next_spin(w, spin_ns,
+						 local_clock() - idle_since);
 		idle_since = local_clock();
 	}
 	return 0;
