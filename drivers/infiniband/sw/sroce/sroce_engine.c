@@ -55,11 +55,13 @@ MODULE_PARM_DESC(worker_spin_us,
  * CPU. Had it slept, the answer must wake its idle CPU, which under a
  * hypervisor costs about as much as the answer itself. So its poll
  * adapts as the kernel's halt polling does (KVM's halt_poll_ns,
- * cpuidle-haltpoll): doubled after an idle spell longer than the poll
- * but within worker_spin_max_us (a longer poll would have caught it),
- * halved after a longer one, and never below worker_spin_us. It still
- * polls only while nothing else can run on its CPU. 0 (or a value not
- * above worker_spin_us) turns the adaptation off.
+ * cpuidle-haltpoll): doubled after a poll that ran to its end and an
+ * idle spell within worker_spin_max_us (a longer poll would have caught
+ * it), halved after a longer one, and never below worker_spin_us. It
+ * still polls only while nothing else can run on its CPU, and a sleep
+ * that began because something could (at depth, the submitter) does not
+ * grow it. 0 (or a value not above worker_spin_us) turns the adaptation
+ * off.
  */
 static unsigned int worker_spin_max_us = 1000;
 module_param(worker_spin_max_us, uint, 0644);
@@ -256,9 +258,12 @@ void sroce_worker_unlock(struct sroce_worker *w)
 		sroce_worker_wake(w);
 }
 
-/* The idle poll of w after an idle spell of idle_ns under a poll of spin_ns. */
+/*
+ * The idle poll of w after an idle spell of idle_ns under a poll of
+ * spin_ns; polled: the poll ran to its end (it did not yield to a task).
+ */
 static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
-				  u64 idle_ns)
+				  u64 idle_ns, bool polled)
 {
 	u64 base = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
 	u64 max = (u64)READ_ONCE(worker_spin_max_us) * NSEC_PER_USEC;
@@ -268,7 +273,7 @@ static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
 		return base;
 	if (idle_ns > max)
 		spin_ns /= 2;
-	else if (idle_ns > spin_ns)
+	else if (polled && idle_ns > spin_ns)
 		spin_ns = max(spin_ns * 2, SROCE_SPIN_GROW_START_NS);
 	if (spin_ns < SROCE_SPIN_GROW_START_NS)
 		spin_ns = 0;
@@ -281,7 +286,7 @@ static int sroce_worker_fn(void *arg)
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
 	u64 spin_ns = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
-	bool idle, tx_blocked;
+	bool idle, tx_blocked, polled;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
 	while (!kthread_should_stop()) {
@@ -297,8 +302,8 @@ static int sroce_worker_fn(void *arg)
 			cond_resched();
 			continue;
 		}
-		if (single_task_running() &&
-		    local_clock() - idle_since < spin_ns) {
+		polled = single_task_running();
+		if (polled && local_clock() - idle_since < spin_ns) {
 			cond_resched();
 			continue;
 		}
@@ -330,7 +335,8 @@ static int sroce_worker_fn(void *arg)
 		}
 		WRITE_ONCE(*status, 0);
 		spin_ns = sroce_worker_next_spin(w, spin_ns,
-						 local_clock() - idle_since);
+						 local_clock() - idle_since,
+						 polled);
 		idle_since = local_clock();
 	}
 	return 0;
