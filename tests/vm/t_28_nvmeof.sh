@@ -207,15 +207,19 @@ sleeps_per_io() {
 		--rw=randread --bs=4k --iodepth=1 --size=8m || { echo -1; return; }
 	echo $((($(sroce_stat sleeps) - s0) * 100 / 2048))
 }
-fixed=$(sleeps_per_io 0)
-adaptive=$(sleeps_per_io 20000)
-echo "$spin_us" > "$PARAMS/worker_spin_us"
-echo "$spin_max_us" > "$PARAMS/worker_spin_max_us"
-echo "# QD1: worker sleeps per 100 I/Os: $fixed without the adaptive poll, $adaptive with it"
-check "QD1 without the adaptive poll: the workers sleep more than once per I/O" \
-	test "$fixed" -gt 100
-check "QD1 with the adaptive poll: half a sleep per I/O fewer" \
-	test "$adaptive" -ge 0 -a "$((adaptive + 50))" -le "$fixed"
+# (On one CPU the target's work item shares the worker's CPU, and a
+# worker never polls beside a runnable task.)
+if [ "$(nproc)" -ge 2 ]; then
+	fixed=$(sleeps_per_io 0)
+	adaptive=$(sleeps_per_io 20000)
+	echo "$spin_us" > "$PARAMS/worker_spin_us"
+	echo "$spin_max_us" > "$PARAMS/worker_spin_max_us"
+	echo "# QD1: worker sleeps per 100 I/Os: $fixed without the adaptive poll, $adaptive with it"
+	check "QD1 without the adaptive poll: the workers sleep more than once per I/O" \
+		test "$fixed" -gt 100
+	check "QD1 with the adaptive poll: half a sleep per I/O fewer" \
+		test "$adaptive" -ge 0 -a "$((adaptive + 50))" -le "$fixed"
+fi
 check "the host registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 1000))
 check "the target invalidated the host's keys remotely" \
