@@ -5,6 +5,7 @@
 # delete) and a few hundred connection setups and teardowns, after which
 # `rdma resource show` and the driver's objects are back to the baseline
 # (the kernel MAD layer's PD, CQ, QP1 and MR).
+# vm-timeout: 420
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
