@@ -285,7 +285,7 @@ check_baseline "after kill -9 under rping"
 
 echo "# teardown under traffic done at $SECONDS s"
 # --- connection setups and teardowns ----------------------------------------
-rounds=${SROCE_TEST_CM_ROUNDS:-200}
+rounds=${SROCE_TEST_CM_ROUNDS:-100}
 t0=$SECONDS
 rping -s -P -a 192.0.2.1 -S 64 -V > "$LOG/psrv" 2>&1 &
 srv=$!
