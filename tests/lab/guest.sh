@@ -162,6 +162,17 @@ watch_nices() {
 	wait "$w" 2> /dev/null
 }
 
+# timed CMD...: runs CMD in this shell; one that took 5 s or more says so
+# ("# took N s: CMD"), so that a slower lab shows which phase grew.
+# tests/lab/wire.sh runs each line of a guest's script through it.
+timed() {
+	local t0=$SECONDS rc what="$*"
+	"$@"
+	rc=$?
+	[ $((SECONDS - t0)) -lt 5 ] || echo "# took $((SECONDS - t0)) s: ${what:0:70}"
+	return $rc
+}
+
 lab_check() {	# lab_check DESCRIPTION CMD...: prints the check; CMD's status
 	local what=$1
 	shift

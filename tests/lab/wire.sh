@@ -105,13 +105,17 @@ pair() {
 	done
 }
 
-guest() {	# guest ME PEER NDEV MTU BODY [SROCE_ARGS]
+# guest ME PEER NDEV MTU BODY [SROCE_ARGS]: a guest's script; each line of
+# BODY runs through timed (guest.sh).
+guest() {
 	printf 'ME=%s PEER=%s NDEV=%s MTU=%s SROCE_ARGS=%q\n. %s/tests/lab/guest.sh\n%s\ndevice_counters\n' \
-		"$1" "$2" "$3" "$4" "${6:-}" "$top" "$5"
+		"$1" "$2" "$3" "$4" "${6:-}" "$top" \
+		"$(sed -E '/^[[:space:]]*(#|$)/!s/^/timed /' <<< "$5")"
 }
 
 big=$((1 << 20))
 # sroce <-> sroce. Phases alternate roles; a client waits for its server.
+# NFS files go up to 16 MiB here (t_29 copies 64 MiB on one host).
 pair sroce-sroce "$(guest 10 11 sroce 1500 "
 serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
@@ -133,7 +137,7 @@ netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
 cm_phases drive sroce-sroce
-nfs_phase drive 'nfs sroce->sroce'
+nfs_phase drive 'nfs sroce->sroce' $((16 << 20))
 iser_phase drive 'iser sroce->sroce'
 srp_phase drive 'srp sroce->sroce'
 nvme_phase drive 'nvme sroce->sroce' flap peer-delete delete
@@ -166,7 +170,7 @@ drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
 serve 'sroce->rxe IPv4 MTU 1024' \$GID4 1 $iters $((seed + 3)) $big 1024
 cm_phases drive 'rxe->sroce'
 cm_phases serve 'sroce->rxe' no-flood
-nfs_phase drive 'nfs rxe->sroce'
+nfs_phase drive 'nfs rxe->sroce' $((16 << 20))
 nfs_phase serve 'nfs sroce->rxe'
 iser_phase drive 'iser rxe->sroce'
 iser_phase serve 'iser sroce->rxe'
