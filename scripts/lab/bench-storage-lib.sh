@@ -1,9 +1,27 @@
 # shellcheck shell=bash
-# Shared by the storage benches inside the lab VMs (bench-storage.sh on one
-# host, bench-storage-wire.sh across two); sourced after
-# tests/vm/storage-lib.sh and bench-lib.sh. Results go into the
-# associative array r, as r[TRANSPORT.FIELD].
+# Shared by the storage benches inside the lab VMs (bench-storage.sh and
+# bench-storage-sets.sh on one host, bench-storage-wire.sh across two);
+# brings in what it builds on, bench-lib.sh and tests/vm/storage-lib.sh.
+# Results go into the associative array r, as r[TRANSPORT.FIELD].
+bench_lab_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/lab/bench-lib.sh
+. "$bench_lab_dir/bench-lib.sh"
+# shellcheck source=tests/vm/storage-lib.sh
+. "$bench_lab_dir/../../tests/vm/storage-lib.sh"
 runtime=${SROCE_BENCH_FIO_SECONDS:-10}
+
+# bench_null_target: nvmet exports a null_blk namespace as $NQN (no port
+# yet); says why it failed.
+bench_null_target() {
+	modprobe null_blk nr_devices=1
+	nvmet_load || { echo "nvmet does not load"; return 1; }
+	nvmet_subsys "$NQN" /dev/nullb0
+}
+
+# bench_local_target: bench_veth's pair, and that namespace behind it.
+bench_local_target() {
+	bench_veth && bench_null_target
+}
 
 # thread_ticks OUT: every thread's CPU time so far, "COMM TICKS" a line
 # (digits in the name made N, so per-CPU threads add up), and the VM's

@@ -9,21 +9,14 @@
 # every round and then each set's medians.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/lab/bench-lib.sh
-. "$here/bench-lib.sh"
 # shellcheck source=tests/vm/lib.sh
 . "$here/../../tests/vm/lib.sh"
-# shellcheck source=tests/vm/storage-lib.sh
-. "$here/../../tests/vm/storage-lib.sh"
 # shellcheck source=scripts/lab/bench-storage-lib.sh
 . "$here/bench-storage-lib.sh"
 [ $# -gt 0 ] || { echo "usage: bench-storage-sets.sh SET..."; exit 2; }
 rounds=${SROCE_BENCH_ROUNDS:-3}
 params=/sys/module/sroce/parameters
-bench_veth
-modprobe null_blk nr_devices=1
-nvmet_load || { echo "nvmet does not load"; exit 1; }
-nvmet_subsys "$NQN" /dev/nullb0 || exit 1
+bench_local_target || exit 1
 rdma link add sroce0 type sroce netdev v0 || exit 1
 
 # function-call IPIs so far, all CPUs

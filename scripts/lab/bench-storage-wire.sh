@@ -8,18 +8,12 @@
 set -u
 role=$1
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/vm/storage-lib.sh
-. "$here/../../tests/vm/storage-lib.sh"
-# shellcheck source=scripts/lab/bench-lib.sh
-. "$here/bench-lib.sh"
 # shellcheck source=scripts/lab/bench-storage-lib.sh
 . "$here/bench-storage-lib.sh"
 TARGET=192.0.2.10
 if [ "$role" = target ]; then bench_lab_net 10 11; else bench_lab_net 11 10; fi
 if [ "$role" = target ]; then
-	modprobe null_blk nr_devices=1
-	nvmet_load || { echo "nvmet does not load"; exit 1; }
-	nvmet_subsys "$NQN" /dev/nullb0 || exit 1
+	bench_null_target || exit 1
 else
 	modprobe nvme-rdma && modprobe nvme-tcp || exit 1
 fi

@@ -6,18 +6,11 @@
 # to the others.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/lab/bench-lib.sh
-. "$here/bench-lib.sh"
 # shellcheck source=tests/vm/lib.sh
 . "$here/../../tests/vm/lib.sh"
-# shellcheck source=tests/vm/storage-lib.sh
-. "$here/../../tests/vm/storage-lib.sh"
 # shellcheck source=scripts/lab/bench-storage-lib.sh
 . "$here/bench-storage-lib.sh"
-bench_veth
-modprobe null_blk nr_devices=1
-nvmet_load || { echo "nvmet does not load"; exit 1; }
-nvmet_subsys "$NQN" /dev/nullb0 || exit 1
+bench_local_target || exit 1
 
 declare -A r
 # measure KEY TRTYPE: connects over TRTYPE and runs every job.
