@@ -348,6 +348,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 		lab_stuck_report "$rc"
 		return
 	fi
+	: > /tmp/cm_tries
 	for i in $(seq 1 60); do
 		out=$(lab_timeout 120 "$5")
 		rc=$?
@@ -358,11 +359,18 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN SERVER_CMD CLIENT_CMD
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] && break
 		grep -qi 'remote address' <<<"$out" && break
 		grep -qiE "reject|unreachable|couldn't connect|connection refused|unable to|failed to connect|error 8|addr|route" <<<"$out" || break
+		# Each try that failed, in a line: on failure they tell a
+		# server that never listened from one that answered a try.
+		echo "try $i, status $rc: $(grep -iE 'event|error|fail|unable|reject' <<<"$out" |
+			tr '\n' ' ' | cut -c1-160)" >> /tmp/cm_tries
 		sleep 0.5
 	done
 	lab_check "$name: client side ($D, status $rc)" \
 		test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
-	[ "$rc" -eq 0 ] || tail -n 40 <<<"$out" | sed 's/^/# /'
+	if [ "$rc" -ne 0 ]; then
+		uniq -c -f 3 /tmp/cm_tries | head -n 20 | sed 's/^/# /'
+		tail -n 40 <<<"$out" | sed 's/^/# /'
+	fi
 	lab_stuck_report "$rc"
 }
 
