@@ -2,7 +2,7 @@
 # privileged Q_Keys as root and as nobody, AHs without system calls), the
 # unmodified rdma-core and perftest clients with their data checks, a
 # connect nobody answers, teardown under traffic (kill -9, rdma link
-# delete) and a few hundred connection setups and teardowns, after which
+# delete) and 150 connection setups and teardowns, after which
 # `rdma resource show` and the driver's objects are back to the baseline
 # (the kernel MAD layer's PD, CQ, QP1 and MR).
 # vm-timeout: 420
