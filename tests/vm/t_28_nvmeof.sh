@@ -152,14 +152,15 @@ check "cq_event_affinity=0: some ran elsewhere (the check above can fail)" \
 	test "$off" -gt 0
 echo 1 > /sys/module/sroce/parameters/cq_event_affinity
 
-# wqe_cpus CPU: 4 KiB reads from fio on CPU only; prints "ON OFF": how
-# many WQEs of the QPs that carried them (100 WQEs or more: the I/O queue
-# of CPU on both sides) the engine ran on CPU, and how many elsewhere.
+# wqe_cpus CPU DEPTH: 4 KiB reads at DEPTH from fio on CPU only; prints
+# "ON OFF": how many WQEs of the QPs that carried them (100 WQEs or more:
+# the I/O queue of CPU on both sides) the engine ran on CPU, and how many
+# elsewhere.
 wqe_cpus() {
 	echo > "$TRACE/trace"
 	echo 1 > "$TRACE/events/sroce/sroce_wqe/enable"
 	fio_run /tmp/fio-cpu.log --name=cpu --filename="$null" --rw=randread \
-		--bs=4k --iodepth=4 --size=4m --cpus_allowed="$1"
+		--bs=4k --iodepth="$2" --size=4m --cpus_allowed="$1"
 	echo 0 > "$TRACE/events/sroce/sroce_wqe/enable"
 	awk -v want="$1" '
 	/ sroce_wqe: / {
@@ -181,13 +182,33 @@ wqe_cpus() {
 # Worker i is bound to the CPU of vector i, and a kernel QP starts on its
 # send CQ's worker: the I/O queue of the CPU that submits (nvme-rdma's
 # queue of that CPU uses its vector) and the target's QP paired with it
-# run on that CPU.
+# run on that CPU. (With worker_release_batch=0: the binding alone.)
+PARAMS=/sys/module/sroce/parameters
+release_batch=$(cat "$PARAMS/worker_release_batch")
+echo 0 > "$PARAMS/worker_release_batch"
 for cpu in 0 $(($(nproc) - 1)); do
-	read -r on off <<<"$(wqe_cpus "$cpu")"
+	read -r on off <<<"$(wqe_cpus "$cpu" 4)"
 	echo "# fio on CPU $cpu: WQEs run on CPU $cpu: $on, elsewhere: $off"
 	check "fio on CPU $cpu: the engine ran its I/O queue's WQEs there" \
 		test "$on" -ge 1000 -a "$off" -eq 0
 done
+echo "$release_batch" > "$PARAMS/worker_release_batch"
+# A bound worker whose passes grow (work piled up while fio kept its CPU)
+# lets the scheduler place it for a while; at QD1 its passes stay small,
+# and it stays on its CPU.
+releases=$(sroce_stat worker_releases)
+read -r on off <<<"$(wqe_cpus 0 1)"
+echo "# QD1, fio on CPU 0: WQEs run on CPU 0: $on, elsewhere: $off"
+check "QD1: the engine ran the I/O queue's WQEs on its CPU" \
+	test "$on" -ge 1000 -a "$off" -eq 0
+check_eq "QD1: no bound worker was released" \
+	"$releases" "$(sroce_stat worker_releases)"
+check "QD32 from fio on CPU 0" fio_run /tmp/fio-qd32.log --name=qd32 \
+	--filename="$null" --rw=randread --bs=4k --iodepth=32 --size=32m \
+	--cpus_allowed=0
+echo "# QD32: bound workers released: $(($(sroce_stat worker_releases) - releases))"
+check "QD32: the bound worker was released" \
+	test "$(sroce_stat worker_releases)" -gt "$releases"
 # A worker bound to an I/O queue polls for the target's answer instead of
 # sleeping through it, its poll adapting up to worker_spin_max_us: at QD1
 # it sleeps at most once per I/O (when fio is runnable on its CPU), where
@@ -195,7 +216,6 @@ done
 # sleeps_per_io MAX_US: the workers' sleeps per 100 I/Os over 2048 4 KiB
 # reads at QD1, with no fixed poll (worker_spin_us=0) and
 # worker_spin_max_us=MAX_US.
-PARAMS=/sys/module/sroce/parameters
 spin_us=$(cat "$PARAMS/worker_spin_us")
 spin_max_us=$(cat "$PARAMS/worker_spin_max_us")
 sleeps_per_io() {

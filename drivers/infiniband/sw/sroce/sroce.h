@@ -263,6 +263,19 @@ struct sroce_worker {
 	struct list_head qps;
 	unsigned int num_qps;
 	unsigned int num_binding_qps;	/* bound while there are any */
+	/*
+	 * A bound worker yielding to load (sroce_worker_review_binding):
+	 * bind_released says it runs where the scheduler puts it although
+	 * it has binding QPs; it and the passes that found work in this
+	 * window, with the packets and WQEs they took, are under lock; the
+	 * window and the hold only the worker uses.
+	 */
+	bool bind_released;
+	unsigned int bind_passes;
+	unsigned int bind_work;
+	u64 bind_window_start;	/* local_clock() */
+	u64 bind_release_until;	/* local_clock() */
+	u64 bind_hold_ns;	/* how long the next release lasts */
 	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;

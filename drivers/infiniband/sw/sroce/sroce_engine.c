@@ -100,6 +100,23 @@ static bool worker_bind = true;
 module_param(worker_bind, bool, 0644);
 MODULE_PARM_DESC(worker_bind,
 		 "Start kernel RC QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU while it serves one on the shortcut (read when a device is added)");
+/*
+ * At depth the submitter keeps the bound worker's CPU busy, and the
+ * worker takes turns with it while the other CPUs idle: requests pile up
+ * while it waits, and its passes grow (at QD1 on one host 1.4 packets
+ * and WQEs a pass, at QD32 5 to 20). A bound worker whose passes averaged
+ * more than worker_release_batch over a window lets the scheduler place
+ * it for a hold (100 ms), then binds again to look, the hold doubling (up
+ * to 1 s) while the passes stay large (sroce_worker_review_binding).
+ * Documentation/performance.rst has the measurements.
+ */
+static unsigned int worker_release_batch = 4;
+module_param(worker_release_batch, uint, 0644);
+MODULE_PARM_DESC(worker_release_batch,
+		 "Packets and WQEs per pass above which a worker bound by worker_bind lets the scheduler place it for a while (0: never)");
+#define SROCE_BIND_WINDOW_NS (10 * NSEC_PER_MSEC)
+#define SROCE_BIND_HOLD_MIN_NS (100 * NSEC_PER_MSEC)
+#define SROCE_BIND_HOLD_MAX_NS NSEC_PER_SEC
 /* Packets and WQEs one pass takes from a QP; the rest wait for the next. */
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
@@ -228,13 +245,17 @@ static bool sroce_worker_has_work_locked(struct sroce_worker *w)
 static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 {
 	bool idle = false;
+	int done;
 
 	WRITE_ONCE(w->runner, current);
 	while (max_passes-- > 0) {
-		if (!sroce_worker_pass_locked(w)) {
+		done = sroce_worker_pass_locked(w);
+		if (!done) {
 			idle = true;
 			break;
 		}
+		w->bind_passes++;
+		w->bind_work += done;
 	}
 	WRITE_ONCE(w->runner, NULL);
 	return idle;
@@ -280,6 +301,51 @@ static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
 	return clamp(spin_ns, base, max);
 }
 
+/*
+ * Run by the worker itself, once per window of SROCE_BIND_WINDOW_NS: a
+ * bound worker whose passes did more than worker_release_batch packets
+ * and WQEs each on average (work piled up while it waited for its CPU)
+ * is released (see worker_bind) until bind_release_until, and bound
+ * again after; the window after a rebinding decides whether the next
+ * release holds twice as long or the hold starts over.
+ */
+static void sroce_worker_review_binding(struct sroce_worker *w, u64 now)
+{
+	unsigned int limit = READ_ONCE(worker_release_batch);
+	unsigned int passes, work;
+
+	if (now - w->bind_window_start < SROCE_BIND_WINDOW_NS)
+		return;
+	w->bind_window_start = now;
+	/* Changed under w->lock; a stale read delays a review by a window. */
+	if (!data_race(w->num_binding_qps))
+		return;
+	mutex_lock(&w->lock);
+	passes = w->bind_passes;
+	work = w->bind_work;
+	w->bind_passes = 0;
+	w->bind_work = 0;
+	if (!w->num_binding_qps) {
+		/* unbound by sroce_worker_count_binding */
+	} else if (w->bind_released) {
+		if (now >= w->bind_release_until) {
+			set_cpus_allowed_ptr(current, cpumask_of(w->cpu));
+			w->bind_released = false;
+		}
+	} else if (limit && work > (u64)passes * limit) {
+		set_cpus_allowed_ptr(current,
+				     housekeeping_cpumask(HK_TYPE_KTHREAD));
+		w->bind_released = true;
+		w->bind_release_until = now + w->bind_hold_ns;
+		w->bind_hold_ns = min_t(u64, w->bind_hold_ns * 2,
+					SROCE_BIND_HOLD_MAX_NS);
+		sroce_stat_add(w->sdev, SROCE_STAT_WORKER_RELEASES, 1);
+	} else {
+		w->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
+	}
+	sroce_worker_unlock(w);
+}
+
 static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
@@ -289,7 +355,10 @@ static int sroce_worker_fn(void *arg)
 	bool idle, tx_blocked, polled;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
+	w->bind_window_start = idle_since;
+	w->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
 	while (!kthread_should_stop()) {
+		sroce_worker_review_binding(w, local_clock());
 		mutex_lock(&w->lock);
 		/* This pass reads every ring: it serves any kick's note. */
 		clear_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
@@ -413,7 +482,8 @@ static bool sroce_qp_binds(const struct sroce_qp *qp)
 /*
  * Binds w to its CPU while any of its QPs binds it (see worker_bind), and
  * gives it back the CPUs of any kthread after; under w->lock, which the
- * worker does not need to be moved. If the CPU went offline, the worker
+ * worker does not need to be moved. A first binding QP ends a release
+ * (sroce_worker_review_binding). If the CPU went offline, the worker
  * stays where the scheduler puts it.
  */
 static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
@@ -422,11 +492,15 @@ static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
 
 	lockdep_assert_held(&w->lock);
 	w->num_binding_qps += delta;
-	if (!was_bound && w->num_binding_qps)
+	if (!was_bound && w->num_binding_qps) {
 		set_cpus_allowed_ptr(w->task, cpumask_of(w->cpu));
-	else if (was_bound && !w->num_binding_qps)
+		w->bind_released = false;
+		w->bind_passes = 0;
+		w->bind_work = 0;
+	} else if (was_bound && !w->num_binding_qps) {
 		set_cpus_allowed_ptr(w->task,
 				     housekeeping_cpumask(HK_TYPE_KTHREAD));
+	}
 }
 
 static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,

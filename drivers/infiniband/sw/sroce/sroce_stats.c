@@ -52,6 +52,7 @@ const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_SEQ_NAKS_RCVD].name = "seq_naks_received",
 	[SROCE_STAT_RNR_NAKS_RCVD].name = "rnr_naks_received",
 	[SROCE_STAT_ERROR_NAKS_RCVD].name = "error_naks_received",
+	[SROCE_STAT_WORKER_RELEASES].name = "worker_releases",
 };
 
 int sroce_stats_alloc(struct sroce_dev *sdev)

@@ -70,6 +70,7 @@ enum sroce_stat {
 	SROCE_STAT_SEQ_NAKS_RCVD,	/* PSN sequence error NAKs received */
 	SROCE_STAT_RNR_NAKS_RCVD,	/* RNR NAKs received */
 	SROCE_STAT_ERROR_NAKS_RCVD,	/* fatal NAKs received */
+	SROCE_STAT_WORKER_RELEASES,	/* bound workers let go for load */
 	SROCE_STAT_COUNT
 };
 
