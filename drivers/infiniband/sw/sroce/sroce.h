@@ -178,6 +178,17 @@ struct sroce_cq {
 	call_single_data_t event_csd;
 };
 
+/*
+ * Completion events a pass holds back until the QP it runs is done (see
+ * sroce_cq_post.c): only the pass's runner touches it; empty whenever the
+ * worker's lock is free.
+ */
+#define SROCE_CQ_EVENTS_HELD 4
+struct sroce_cq_events {
+	unsigned int n;
+	struct sroce_cq *cq[SROCE_CQ_EVENTS_HELD];
+};
+
 enum sroce_mr_kind {
 	SROCE_MR_USER,		/* ib_umem pages of a user buffer */
 	SROCE_MR_DMA,		/* kernel DMA MR: iova is a kernel address */
@@ -298,6 +309,7 @@ struct sroce_worker {
 	 * the worker then sleeps a jiffy at most. Written under lock.
 	 */
 	bool tx_blocked;
+	struct sroce_cq_events cq_events;	/* runner only */
 };
 
 /*
@@ -590,6 +602,14 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
 
+/* Where a CQE qp completes holds its event: its worker's, in a pass. */
+static inline struct sroce_cq_events *sroce_qp_held_events(struct sroce_qp *qp)
+{
+	struct sroce_worker *w = qp->worker;
+
+	return w && READ_ONCE(w->runner) == current ? &w->cq_events : NULL;
+}
+
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
@@ -675,7 +695,9 @@ unsigned int sroce_mcast_members(int ifindex, const union ib_gid *mgid,
 				 struct sroce_qp **members);
 
 /* sroce_cq_post.c */
-void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe);
+void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
+		   struct sroce_cq_events *held);
+void sroce_cq_events_release(struct sroce_cq_events *held);
 void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector);
 void sroce_cq_events_quiesce(struct sroce_cq *cq);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Producing CQEs: the transports post completions here, under cq->lock
- * (QPs of several workers may share a CQ). The rules of the ring are in
+ * (QPs of several workers may share a CQ), and raise the CQ's completion
+ * event when the consumer armed it. The rules of the ring are in
  * sroce_cq.c.
  */
 #include "sroce.h"
@@ -94,6 +95,7 @@ static void sroce_cq_event(struct sroce_cq *cq)
 	unsigned int mode = READ_ONCE(cq_event_affinity);
 	int cpu = READ_ONCE(cq->event_cpu);
 
+	sroce_stat_add(to_sdev(cq->ibcq.device), SROCE_STAT_CQ_EVENTS, 1);
 	local_bh_disable();	/* and so no migration */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) || mode == SROCE_CQ_EVENTS_HERE ||
 	    cpu == smp_processor_id() ||
@@ -116,7 +118,35 @@ static void sroce_cq_event(struct sroce_cq *cq)
 	}
 }
 
-void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe)
+/*
+ * An engine pass holds a kernel CQ's event back until it is done with the
+ * QP it runs and the peers it chased (sroce_cq_events_release, before
+ * the worker's lock is released): at depth the handler, and the work
+ * item or softirq it schedules, then finds the CQEs of that whole run
+ * instead of one each time it re-arms, as after a NIC's interrupt
+ * moderation; at QD1 a run completes one CQE anyway. The delay is one
+ * run of a QP (SROCE_QP_BUDGET packets and WQEs at most). A held CQ
+ * needs no reference: the QP that posted to it holds one, and it cannot
+ * be destroyed during the pass. A user CQ's handler only queues an event
+ * for a thread, and its event is raised at once.
+ * Documentation/performance.rst has the measurements.
+ */
+static bool cq_event_hold = true;
+module_param(cq_event_hold, bool, 0644);
+MODULE_PARM_DESC(cq_event_hold,
+		 "Hold kernel CQs' completion events until the engine is done with the QP that posted them");
+
+void sroce_cq_events_release(struct sroce_cq_events *held)
+{
+	unsigned int i;
+
+	for (i = 0; i < held->n; i++)
+		sroce_cq_event(held->cq[i]);
+	held->n = 0;
+}
+
+void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
+		   struct sroce_cq_events *held)
 {
 	struct sroce_queue *q = &cq->q;
 	struct sroce_cqe *slot;
@@ -169,7 +199,19 @@ unlock:
 
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
-	if (event && cq->ibcq.comp_handler)
-		sroce_cq_event(cq);
+	if (!event || !cq->ibcq.comp_handler)
+		return;
+	if (held && !cq->is_user && READ_ONCE(cq_event_hold)) {
+		unsigned int i;
+
+		for (i = 0; i < held->n; i++)
+			if (held->cq[i] == cq)
+				return;	/* the held one serves this CQE too */
+		if (held->n < SROCE_CQ_EVENTS_HELD) {
+			held->cq[held->n++] = cq;
+			return;
+		}
+	}
+	sroce_cq_event(cq);
 }
 

@@ -216,6 +216,7 @@ static int sroce_qp_process(struct sroce_worker *w, struct sroce_qp *qp)
 			done += sroce_qp_run(qp);
 	}
 	w->chase = NULL;	/* the pass's order reaches it */
+	sroce_cq_events_release(&w->cq_events);
 	return done;
 }
 

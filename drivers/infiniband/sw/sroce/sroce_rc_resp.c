@@ -115,7 +115,7 @@ static void sroce_rc_post_recv_cqe(struct sroce_qp *qp, u8 status, u8 opcode,
 		if (pkt->solicited)
 			cqe.flags |= SROCE_CQE_SOLICITED;
 	}
-	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, sroce_qp_held_events(qp));
 }
 
 /* Completes the receive WQE taken for a message, with status. */

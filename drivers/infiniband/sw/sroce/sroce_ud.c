@@ -115,7 +115,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		if (rx->solicited)
 			cqe.flags |= SROCE_CQE_SOLICITED;
 	}
-	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, sroce_qp_held_events(qp));
 	/* The receive WQE itself was bad: the consumer's error, QP-fatal. */
 	if (status != IB_WC_SUCCESS && status != IB_WC_LOC_LEN_ERR)
 		sroce_qp_error(qp);

@@ -98,7 +98,8 @@ void sroce_complete_send(struct sroce_qp *qp, u8 status)
 				    sw->msg_len : 0,
 			.qp_num = qp->ibqp.qp_num,
 		};
-		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe);
+		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe,
+			      sroce_qp_held_events(qp));
 	}
 	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
 		sroce_qp_error(qp);
@@ -139,7 +140,8 @@ static void sroce_flush_rq(struct sroce_qp *qp)
 		cqe.qp_num = qp->ibqp.qp_num;
 		q->index++;
 		sroce_ring_publish(&q->hdr->consumer, q->index);
-		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe);
+		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe,
+			      sroce_qp_held_events(qp));
 	}
 }
 
