@@ -308,14 +308,18 @@ static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
  * and WQEs each on average (work piled up while it waited for its CPU)
  * is released (see worker_bind) until bind_release_until, and bound
  * again after; the window after a rebinding decides whether the next
- * release holds twice as long or the hold starts over.
+ * release holds twice as long or the hold starts over. @restart (the
+ * worker idled for a window or longer) starts a new window at once and
+ * judges nothing: the passes counted before the idle time belong to an
+ * earlier load.
  */
-static void sroce_worker_review_binding(struct sroce_worker *w, u64 now)
+static void sroce_worker_review_binding(struct sroce_worker *w, u64 now,
+					bool restart)
 {
 	unsigned int limit = READ_ONCE(worker_release_batch);
 	unsigned int passes, work;
 
-	if (now - w->bind_window_start < SROCE_BIND_WINDOW_NS)
+	if (!restart && now - w->bind_window_start < SROCE_BIND_WINDOW_NS)
 		return;
 	w->bind_window_start = now;
 	/* Changed under w->lock; a stale read delays a review by a window. */
@@ -333,6 +337,8 @@ static void sroce_worker_review_binding(struct sroce_worker *w, u64 now)
 			set_cpus_allowed_ptr(current, cpumask_of(w->cpu));
 			w->bind_released = false;
 		}
+	} else if (restart) {
+		/* the counts are from before the idle time: dropped */
 	} else if (limit && work > (u64)passes * limit) {
 		set_cpus_allowed_ptr(current,
 				     housekeeping_cpumask(HK_TYPE_KTHREAD));
@@ -353,13 +359,15 @@ static int sroce_worker_fn(void *arg)
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
 	u64 spin_ns = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
-	bool idle, tx_blocked, polled;
+	bool idle, tx_blocked, polled, idled_a_window = false;
+	u64 idle_ns;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
 	w->bind_window_start = idle_since;
 	w->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
 	while (!kthread_should_stop()) {
-		sroce_worker_review_binding(w, local_clock());
+		sroce_worker_review_binding(w, local_clock(), idled_a_window);
+		idled_a_window = false;
 		mutex_lock(&w->lock);
 		/* This pass reads every ring: it serves any kick's note. */
 		clear_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
@@ -404,9 +412,9 @@ static int sroce_worker_fn(void *arg)
 				schedule();
 		}
 		WRITE_ONCE(*status, 0);
-		spin_ns = sroce_worker_next_spin(w, spin_ns,
-						 local_clock() - idle_since,
-						 polled);
+		idle_ns = local_clock() - idle_since;
+		spin_ns = sroce_worker_next_spin(w, spin_ns, idle_ns, polled);
+		idled_a_window = idle_ns >= SROCE_BIND_WINDOW_NS;
 		idle_since = local_clock();
 	}
 	return 0;
