@@ -2,7 +2,9 @@
 # Shared by the storage benches inside the lab VMs (bench-storage.sh and
 # bench-storage-sets.sh on one host, bench-storage-wire.sh across two);
 # brings in what it builds on, bench-lib.sh and tests/vm/storage-lib.sh.
-# Results go into the associative array r, as r[TRANSPORT.FIELD].
+# Each job's result is added to the associative array r_all, as
+# r_all[TRANSPORT.FIELD] (one value a round, "fail" for a job that
+# failed); storage_medians puts each key's median into r[TRANSPORT.FIELD].
 bench_lab_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=scripts/lab/bench-lib.sh
 . "$bench_lab_dir/bench-lib.sh"
@@ -99,22 +101,41 @@ print("%.0f %.1f %.1f %.1f %.1f %d" % (d["iops"], d["bw_bytes"] / 1e6,
 PY
 }
 
-# host_jobs KEY DEV: every job of the table on namespace DEV, into r[KEY.*].
+# storage_add KEY FIELD VALUE: one round's value into r_all.
+storage_add() {
+	r_all[$1.$2]="${r_all[$1.$2]:-}${r_all[$1.$2]:+ }${3:-fail}"
+}
+
+# host_jobs KEY DEV [ROUND]: every job of the table on namespace DEV,
+# into r_all[KEY.*].
 host_jobs() {
-	local key=$1 dev=$2 out
+	local key=$1 dev=$2 round=${3:-1} out
 	out=$(job "$dev" qd1 --rw=randread --bs=4k --iodepth=1)
-	r[$key.p50]=$(awk '{ print $3 }' <<<"$out")
-	r[$key.p99]=$(awk '{ print $4 }' <<<"$out")
+	storage_add "$key" p50 "$(awk '{ print $3 }' <<<"$out")"
+	storage_add "$key" p99 "$(awk '{ print $4 }' <<<"$out")"
 	out=$(job "$dev" qd32 --rw=randread --bs=4k --iodepth=32)
-	r[$key.iops]=$(awk '{ print $1 }' <<<"$out")
-	r[$key.cpu]=$(awk '{ print $5 }' <<<"$out")
-	[ -n "$out" ] && echo "# $key: QD32 CPU us per I/O by thread:" \
+	storage_add "$key" iops "$(awk '{ print $1 }' <<<"$out")"
+	storage_add "$key" cpu "$(awk '{ print $5 }' <<<"$out")"
+	[ -n "$out" ] && echo "# $key, round $round: QD32 CPU us per I/O by thread:" \
 		"$(thread_split /tmp/job.t0 /tmp/job.t1 \
 			"$(awk '{ print $6 }' <<<"$out")")"
-	r[$key.read_bw]=$(job "$dev" seqread --rw=read --bs=128k --iodepth=8 |
-		awk '{ print $2 }')
-	r[$key.write_bw]=$(job "$dev" seqwrite --rw=write --bs=128k --iodepth=8 |
-		awk '{ print $2 }')
+	storage_add "$key" read_bw "$(job "$dev" seqread --rw=read --bs=128k \
+		--iodepth=8 | awk '{ print $2 }')"
+	storage_add "$key" write_bw "$(job "$dev" seqwrite --rw=write --bs=128k \
+		--iodepth=8 | awk '{ print $2 }')"
+}
+
+# storage_medians: r[KEY] is the median of r_all[KEY]'s numeric values
+# (unset if none).
+storage_medians() {
+	local k m
+	for k in "${!r_all[@]}"; do
+		# shellcheck disable=SC2086
+		m=$(printf '%s\n' ${r_all[$k]} | grep -E '^[0-9.]+$' | sort -g |
+			awk '{ v[NR] = $1 } END { if (!NR) exit
+				print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		[ -n "$m" ] && r["$k"]=$m
+	done
 }
 
 row() {	# row NAME KEY HIGHER_IS_BETTER: values and sroce's ratios
@@ -128,8 +149,10 @@ row() {	# row NAME KEY HIGHER_IS_BETTER: values and sroce's ratios
 		"${b:-fail}" "${c:-fail}" "$qa" "$qc"
 }
 
-# storage_table TITLE CPU_ROW: the table of r with sroce's ratios.
+# storage_table TITLE CPU_ROW: the medians of r_all with sroce's ratios,
+# then every round's values.
 storage_table() {
+	storage_medians
 	printf '%-30s %10s %10s %10s %9s %9s\n' "$1" \
 		rdma_rxe sroce nvme-tcp "vs rxe" "vs tcp"
 	row "4KiB randread QD1 p50 us" p50 0
@@ -138,4 +161,9 @@ storage_table() {
 	row "128KiB seq read MB/s" read_bw 1
 	row "128KiB seq write MB/s" write_bw 1
 	row "$2" cpu 0
+	echo "rounds (rdma_rxe | sroce | nvme-tcp):"
+	for k in p50 p99 iops read_bw write_bw cpu; do
+		printf '  %-8s %s | %s | %s\n' "$k" "${r_all[rxe.$k]:-}" \
+			"${r_all[sroce.$k]:-}" "${r_all[tcp.$k]:-}"
+	done
 }

@@ -3,8 +3,9 @@
 # bench-storage-wire.sh target|host. The target VM (192.0.2.10) exports a
 # null_blk namespace through nvmet over rdma_rxe, over sroce, then over
 # TCP; the host VM (192.0.2.11) connects to each with 2 I/O queues, runs
-# the same fio jobs as the same-host bench, says "next", and at the end
-# prints the table with sroce's ratios.
+# the same fio jobs as the same-host bench, says "next"; in
+# SROCE_BENCH_ROUNDS rounds (default 3) that alternate the transports. At
+# the end the host prints the medians with sroce's ratios.
 set -u
 role=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,41 +19,45 @@ else
 	modprobe nvme-rdma && modprobe nvme-tcp || exit 1
 fi
 
-declare -A r
-for tr in rxe sroce tcp; do
-	trtype=rdma
-	case $tr in
-	rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$IF" ;;
-	sroce) modprobe sroce && rdma link add sroce0 type sroce netdev "$IF" ;;
-	tcp) trtype=tcp ;;
-	esac
-	if [ "$role" = target ]; then
-		nvmet_port 1 "$trtype" ipv4 "$TARGET" 4420 "$NQN" ||
-			echo "# $tr: no nvmet port"
-		word=$(peer_hear)
-		[ "$word" = next ] || echo "# $tr: the host said '$word'"
-		nvmet_port_del 1
-	else
-		for _ in $(seq 1 120); do
-			nvme_attach "$NQN" "$trtype" "$TARGET" 4420 -i 2 \
-				2> /dev/null && break
-			sleep 1
-		done
-		if dev=$(nvme_ns "$NQN" 1); then
-			echo "# $tr: $(dmesg | grep -o 'creating [0-9]* I/O queues' | tail -n 1)"
-			host_jobs "$tr" "$dev"
-			nvme_detach "$NQN"
+rounds=${SROCE_BENCH_ROUNDS:-3}
+declare -A r r_all
+for round in $(seq 1 "$rounds"); do
+	for tr in rxe sroce tcp; do
+		trtype=rdma
+		case $tr in
+		rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$IF" ;;
+		sroce) modprobe sroce && rdma link add sroce0 type sroce netdev "$IF" ;;
+		tcp) trtype=tcp ;;
+		esac
+		if [ "$role" = target ]; then
+			nvmet_port 1 "$trtype" ipv4 "$TARGET" 4420 "$NQN" ||
+				echo "# $tr: no nvmet port"
+			word=$(peer_hear)
+			[ "$word" = next ] || echo "# $tr: the host said '$word'"
+			nvmet_port_del 1
 		else
-			echo "# $tr: nvme connect failed"
+			for _ in $(seq 1 120); do
+				nvme_attach "$NQN" "$trtype" "$TARGET" 4420 -i 2 \
+					2> /dev/null && break
+				sleep 1
+			done
+			if dev=$(nvme_ns "$NQN" 1); then
+				echo "# $tr: $(dmesg | grep -o 'creating [0-9]* I/O queues' | tail -n 1)"
+				host_jobs "$tr" "$dev" "$round"
+				nvme_detach "$NQN"
+			else
+				echo "# $tr, round $round: nvme connect failed"
+			fi
+			peer_say "$TARGET" next
 		fi
-		peer_say "$TARGET" next
-	fi
-	sleep 1
-	case $tr in
-	rxe) rdma link delete rxe0; rmmod rdma_rxe ;;
-	sroce) rdma link delete sroce0 ;;
-	esac
+		sleep 1
+		case $tr in
+		rxe) rdma link delete rxe0; rmmod rdma_rxe ;;
+		sroce) rdma link delete sroce0 ;;
+		esac
+	done
 done
 [ "$role" = target ] && { nvmet_clear; exit 0; }
 storage_table "nvme across two VMs, null_blk" "CPU us per I/O (host VM, QD32)"
-echo "(ratio: how many times better sroce is; two TCG VMs, host 2 vCPUs, target 1; ${runtime} s per job)"
+echo "(ratio: how many times better sroce is; two TCG VMs, host 2 vCPUs, target 1; ${runtime} s per job;"
+echo " medians of $rounds rounds that alternate the transports)"
