@@ -48,19 +48,14 @@ for ((round = 0; round < rounds; round++)); do
 	done
 done
 
-median() {	# median VALUES...: of the numeric ones
-	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
-		awk '{ v[NR] = $1 } END { if (!NR) print "fail"; else
-			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 printf '%-28s %10s %10s %7s  %s\n' benchmark A B B/A "rounds A | B"
 row() {	# row NAME KEY HIGHER_IS_BETTER: if the row ran
 	local a b q
 	[ -n "${all[A.$2]:-}" ] || return 0
 	# shellcheck disable=SC2086
-	a=$(median ${all[A.$2]})
+	a=$(median ${all[A.$2]}) && a=${a:-fail}
 	# shellcheck disable=SC2086
-	b=$(median ${all[B.$2]})
+	b=$(median ${all[B.$2]}) && b=${b:-fail}
 	q=$(awk -v a="$a" -v b="$b" -v h="$3" 'BEGIN {
 		if (a + 0 == 0 || b + 0 == 0) print "n/a";
 		else printf "%.2f", h ? b / a : a / b }')

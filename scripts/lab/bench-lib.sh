@@ -1,6 +1,13 @@
 # shellcheck shell=bash
 # Shared by the benches run inside the lab VMs; sourced, not run.
 
+# median VALUES...: the median of the numeric ones; nothing if none is.
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) exit
+			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # A veth v0 (192.0.2.1/24) for the devices under test.
 bench_veth() {
 	ip link add v0 type veth peer name v0p

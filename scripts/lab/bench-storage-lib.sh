@@ -131,9 +131,7 @@ storage_medians() {
 	local k m
 	for k in "${!r_all[@]}"; do
 		# shellcheck disable=SC2086
-		m=$(printf '%s\n' ${r_all[$k]} | grep -E '^[0-9.]+$' | sort -g |
-			awk '{ v[NR] = $1 } END { if (!NR) exit
-				print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		m=$(median ${r_all[$k]})
 		[ -n "$m" ] && r["$k"]=$m
 	done
 }
