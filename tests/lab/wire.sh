@@ -19,8 +19,9 @@
 #   device deleted), NFS over RDMA (NFSv3 and NFSv4.2, IPv4 and IPv6,
 #   checksums, nfsd restarted during a copy), iSER (open-iscsi to LIO)
 #   and SRP (ib_srp to ib_srpt), each direction.
-# Prints the checks of both VMs and "wire: N passed, N failed". A command
-# that times out prints where its QPs and processes waited ("# stuck:").
+# Prints the checks of both VMs, the failed ones again at the end, and
+# "wire: N passed, N failed". A command that times out prints where its
+# QPs and processes waited ("# stuck:").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 logs=$(mktemp -d)
@@ -84,18 +85,21 @@ pair() {
 		runs=$((runs + 1))
 	done
 	if grep -qE "$link_stall" "$logs/$name-"[AB].log; then
-		echo "not ok - $name: the link between the VMs stalled in all $runs runs"
+		echo "not ok - $name: the link between the VMs stalled in all $runs runs" |
+			tee -a "$logs/not-ok"
 		failed=$((failed + 1))
 	fi
 	grep -hE '^\[host[AB]\] (not )?ok - |^\[host[AB]\] # ' \
 		"$logs/$name-A.log" "$logs/$name-B.log"
+	grep -hE '^\[host[AB]\] not ok - ' "$logs/$name-"[AB].log >> "$logs/not-ok"
 	passed=$((passed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] ok - ')))
 	failed=$((failed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] not ok - ')))
 	for h in A B; do
 		r=$ra
 		[ $h = B ] && r=$rb
 		if [ "$r" -ne 0 ]; then
-			echo "not ok - $name: host$h exited with status $r"
+			echo "not ok - $name: host$h exited with status $r" |
+				tee -a "$logs/not-ok"
 			# vm-run's own words first (a kernel log that shows
 			# a problem, a timeout), then the end of the console.
 			grep -A 45 '^vm-run: ' "$logs/$name-$h.log" | head -n 50
@@ -180,5 +184,7 @@ nvme_phase drive 'nvme rxe->sroce' peer-delete
 nvme_phase serve 'nvme sroce->rxe'")"
 
 echo "(seed $seed)"
+# The failures again, where a log's tail (CI's) shows them.
+[ -s "$logs/not-ok" ] && sed 's/^/failed: /' "$logs/not-ok"
 echo "wire: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
