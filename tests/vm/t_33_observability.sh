@@ -15,7 +15,7 @@ ud_received rx_drop_qkey rx_drop_pkey rx_drop_no_recv ud_no_dest kick_wakes
 rx_drop_address rx_drop_replay shortcut_drop_peer shortcut_hand_overs
 shortcut_answers_back qp_ring_errors fast_regs invalidates rx_bad_invalidate
 tx_bytes rx_bytes error_naks_sent seq_naks_received rnr_naks_received
-error_naks_received worker_releases cq_events"
+error_naks_received worker_releases cq_events keys_revoked"
 
 # nl_counters DEV: "NAME VALUE" lines of DEV's port 1, through netlink.
 nl_counters() {
@@ -95,6 +95,14 @@ sleep 0.5
 p2=$(sent_psn)
 check "and a QP's sent PSN there moves with its traffic ($p1 -> $p2)" \
 	test -n "$p1" -a -n "$p2" -a "$p1" != "$p2"
+# The details are for CAP_NET_ADMIN only: another user sees the QPs, not
+# the PSNs a forged packet would need.
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	rdma -dd res show qp link sroce0/1 > /tmp/res-qp-user.txt 2>&1
+check "a user without CAP_NET_ADMIN lists the RC QPs" \
+	grep -q 'type RC' /tmp/res-qp-user.txt
+check "but sees none of sroce's details of them" \
+	sh -c "! grep -q 'drv_' /tmp/res-qp-user.txt"
 kill "$client" "$server" 2> /dev/null
 wait
 

@@ -67,7 +67,10 @@ struct sroce_qp *sroce_qp_find_rcu(u32 qpn)
  * restrack's driver details of a QP (rdma resource show qp -dd): where it
  * sends, its rings and PSNs, for finding where a stuck connection waits.
  * Worker-owned fields are read without the worker, so the details are a
- * hint, not a snapshot; restrack holds the QP.
+ * hint, not a snapshot; restrack holds the QP. Only for CAP_NET_ADMIN:
+ * any local user may list every QP (6.1's nldev does not ask), and the
+ * PSNs of another's connection are what forging packets into it takes.
+ * nldev fills them in the asking process, so its capability is current's.
  */
 static u32 sroce_qp_res_producer(struct sroce_queue *q)
 {
@@ -103,6 +106,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct nlattr *table;
 	unsigned int i;
 
+	if (!capable(CAP_NET_ADMIN))
+		return 0;
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
