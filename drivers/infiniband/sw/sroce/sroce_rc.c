@@ -110,13 +110,16 @@ static bool sroce_rc_has_work(struct sroce_qp *qp)
 		return true;
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return false;
-	if (qp->resp.ctrl_pending || qp->resp.ack_pending)
-		return true;
+	/*
+	 * Nothing leaves while the link is full, answers included (an ACK
+	 * waits behind the READ responses before it): no work to spin on.
+	 */
 	if (sroce_link_tx_full(qp)) {
 		qp->worker->tx_blocked = true;	/* looks again a jiffy later */
 		return false;
 	}
-	if (qp->resp.rd_tail != qp->resp.rd_head)
+	if (qp->resp.ctrl_pending || qp->resp.ack_pending ||
+	    qp->resp.rd_tail != qp->resp.rd_head)
 		return true;
 	if (state != IB_QPS_RTS)
 		return false;
