@@ -20,18 +20,23 @@
  *   cycle Q S              move QP Q to RESET, then up to state S (0 RESET,
  *                          1 INIT, 3 RTS, with two receive WQEs posted);
  *                          print "cycled" (tests/vm/wire_fuzz.py)
+ *   bind BUF               bind the type 1 window over all of BUF (mr or
+ *                          win, both of the peer's PD) for remote write
+ *                          and read, from the last RC QP; print
+ *                          "bound RKEY"
  *   quit
  *
  * Q counts the RC QPs first (0..NUM_RC-1), then UC, then the one UD QP.
- * Every buffer lies in the middle page of three; the outer pages are the
- * guards nobody may change.
+ * The last RC QP binds the window and is the peer's only way to it. Every
+ * buffer lies in the middle page of three; the outer pages are the guards
+ * nobody may change.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "testlib.h"
 
-#define NUM_RC 8
+#define NUM_RC 9
 #define NUM_UC 2
 #define NUM_QP (NUM_RC + NUM_UC + 1)
 #define PAGE 4096
@@ -41,12 +46,16 @@
 #define OWN_PSN 0x200		/* this side's first PSN */
 #define UD_QKEY 0x11111111
 
-enum { BUF_MR, BUF_OTHER, BUF_LOCAL, NUM_BUF };
-static const char *const buf_names[NUM_BUF] = { "mr", "other", "local" };
+enum { BUF_MR, BUF_OTHER, BUF_LOCAL, BUF_WIN, NUM_BUF };
+static const char *const buf_names[NUM_BUF] = {
+	"mr", "other", "local", "win"
+};
 
 static unsigned char *area[NUM_BUF];	/* three pages each */
 static struct ibv_qp *qps[NUM_QP];
 static struct ibv_mr *send_mr, *local_mr;
+static struct ibv_mr *buf_mr[NUM_BUF];
+static struct ibv_mw *mw;
 static unsigned char *send_buf;
 static struct ibv_cq *cq;
 static struct tl_rc_conn conns[NUM_QP];
@@ -144,6 +153,47 @@ static void cmd_dump(const char *name)
 	printf("\n");
 }
 
+static int buf_index(const char *name)
+{
+	int b;
+
+	for (b = 0; b < NUM_BUF; b++)
+		if (!strcmp(name, buf_names[b]))
+			return b;
+	return -1;
+}
+
+static void cmd_bind(const char *name)
+{
+	int b = buf_index(name);
+	struct ibv_mw_bind bind = {
+		.wr_id = 0xb1d, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc;
+	int n;
+
+	if (b != BUF_MR && b != BUF_WIN) {
+		printf("error bad buffer\n");
+		return;
+	}
+	bind.bind_info = (struct ibv_mw_bind_info){
+		.mr = buf_mr[b], .addr = (uintptr_t)middle(b), .length = PAGE,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	if (ibv_bind_mw(qps[NUM_RC - 1], mw, &bind)) {
+		printf("error bind %d\n", errno);
+		return;
+	}
+	do
+		n = ibv_poll_cq(cq, 1, &wc);
+	while (n == 0);
+	if (n < 0 || wc.wr_id != 0xb1d || wc.status != IBV_WC_SUCCESS)
+		printf("error bind completion %d\n", n < 0 ? n : (int)wc.status);
+	else
+		printf("bound %u\n", mw->rkey);
+}
+
 static int connect_qp(int q)
 {
 	struct tl_rc_conn uc = conns[q];
@@ -195,7 +245,7 @@ int main(int argc, char **argv)
 		.timeout = 20, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .rd_atomic = 4,
 	};
-	struct ibv_mr *mr, *other_mr;
+	struct ibv_mr *mr, *other_mr, *win_mr;
 	struct ibv_pd *pd, *other_pd;
 	struct ibv_context *ctx;
 	struct ibv_qp_attr attr;
@@ -216,6 +266,7 @@ int main(int argc, char **argv)
 	fill_area(BUF_MR, 0x11);
 	fill_area(BUF_OTHER, 0x22);
 	fill_area(BUF_LOCAL, 0x33);
+	fill_area(BUF_WIN, 0x55);
 	if (posix_memalign((void **)&send_buf, PAGE, 2 * PAGE))
 		tl_die("posix_memalign");
 	for (i = 0; i < PAGE; i++)
@@ -228,15 +279,20 @@ int main(int argc, char **argv)
 		tl_die("setup");
 	mr = ibv_reg_mr(pd, middle(BUF_MR), PAGE, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			IBV_ACCESS_REMOTE_ATOMIC);
+			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
+	win_mr = ibv_reg_mr(pd, middle(BUF_WIN), PAGE, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	other_mr = ibv_reg_mr(other_pd, middle(BUF_OTHER), PAGE,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			      IBV_ACCESS_REMOTE_READ);
 	local_mr = ibv_reg_mr(pd, middle(BUF_LOCAL), PAGE,
 			      IBV_ACCESS_LOCAL_WRITE);
 	send_mr = ibv_reg_mr(pd, send_buf, 2 * PAGE, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr || !other_mr || !local_mr || !send_mr)
+	if (!mr || !other_mr || !local_mr || !send_mr || !win_mr || !mw)
 		tl_die("ibv_reg_mr");
+	buf_mr[BUF_MR] = mr;
+	buf_mr[BUF_WIN] = win_mr;
 
 	init.send_cq = cq;
 	init.recv_cq = cq;
@@ -293,6 +349,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(word, "cycle") &&
 			   sscanf(line, "%*s %d %d", &q, &i) == 2) {
 			cmd_cycle(q, i);
+		} else if (!strcmp(word, "bind") &&
+			   sscanf(line, "%*s %15s", name) == 1) {
+			cmd_bind(name);
 		} else if (!strcmp(word, "guards")) {
 			cmd_guards();
 		} else if (!strcmp(word, "quit")) {
@@ -305,6 +364,8 @@ int main(int argc, char **argv)
 
 	for (q = 0; q < NUM_QP; q++)
 		ibv_destroy_qp(qps[q]);
+	ibv_dealloc_mw(mw);
+	ibv_dereg_mr(win_mr);
 	ibv_dereg_mr(mr);
 	ibv_dereg_mr(other_mr);
 	ibv_dereg_mr(local_mr);

@@ -27,7 +27,7 @@ ROCE_PORT = 4791
 PEER_QPN_BASE = 0x1000
 PEER_PSN = 0x100
 OWN_PSN = 0x200
-NUM_RC, NUM_UC = 8, 2
+NUM_RC, NUM_UC = 9, 2
 UD_Q = NUM_RC + NUM_UC
 UD_QKEY = 0x11111111
 PAGE = 4096
@@ -35,6 +35,7 @@ COUNTERS = "/sys/class/infiniband/*/ports/1/hw_counters/*"
 
 # Opcodes (RC; UC is 0x20 higher, UD 0x60).
 SEND_ONLY, WRITE_ONLY, READ_REQ = 0x04, 0x0A, 0x0C
+WRITE_FIRST, WRITE_LAST = 0x06, 0x08
 READ_RESP_ONLY, ACK = 0x10, 0x11
 UC, UD = 0x20, 0x60
 # AETH syndromes.
@@ -524,6 +525,40 @@ def main():
     nak_case("a WRITE whose RETH length exceeds its payload", 7,
              lambda: peer.send(qpn(7), PEER_PSN, w, reth(v.va, v.rkey, 64),
                                b"\x99" * 32), SYN_NAK_INV)
+
+    # --- The last RC QP: a key revoked in the middle of a WRITE. ---
+    # The victim's type 1 window over the MR takes the first packet of a
+    # two-packet WRITE; then the victim binds the window over another
+    # buffer. The rkey the WRITE began with grants nothing any more: its
+    # last packet is refused at the moment of its copy, and neither the
+    # MR nor the window's new buffer gets its bytes.
+    q = NUM_RC - 1
+    rkey1 = int(v.ask("bind mr")[0].split()[1])
+    first, last = b"\x71" * 1024, b"\x72" * 1024
+    peer.send(qpn(q), PEER_PSN, WRITE_FIRST, reth(v.va, rkey1, 2048), first)
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] < 0x20 and r["psn"] == PEER_PSN,
+          "a WRITE's first packet through a window is acknowledged")
+    mr[0:1024] = first
+    c0 = counters()
+    rebound = v.ask("bind win")[0]
+    check(rebound.startswith("bound "), "the window is bound over another "
+          "buffer (%s)" % rebound)
+    peer.send(qpn(q), PEER_PSN + 1, WRITE_LAST, b"", last)
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] == SYN_NAK_ACCESS and
+          r["psn"] == PEER_PSN + 1,
+          "the WRITE's last packet after the rebind: NAK 0x%x for its PSN "
+          "(got %s)" % (SYN_NAK_ACCESS, r and hex(r["syndrome"])))
+    c1 = counters()
+    check(c1.get("keys_revoked", 0) - c0.get("keys_revoked", 0) == 1 and
+          c1.get("error_naks_sent", 0) - c0.get("error_naks_sent", 0) == 1,
+          "counted once in keys_revoked and error_naks_sent")
+    check(wait_poll_state(q, IBV_QPS_ERR), "the QP is in ERR")
+    v.poll()
+    check(v.dump("win") == initial(0x55), "the window's new buffer is "
+          "unchanged")
+    memory_intact("a WRITE through a window rebound between its packets")
 
     # --- UC: no NAKs; a bad WRITE is dropped and the QP goes on. ---
     q = NUM_RC

@@ -219,6 +219,15 @@ struct sroce_mr {
 	u8 state;		/* enum sroce_mr_state */
 	u8 kind;		/* enum sroce_mr_kind */
 	spinlock_t state_lock;
+	/*
+	 * The generation: every change of what a key grants (REG_MR, an
+	 * invalidation, a bind, deregistration) bumps it under state_lock,
+	 * then waits until copiers is 0; every copy counts itself in
+	 * copiers and compares the generation its segment was checked at
+	 * (sroce_mr_table.c).
+	 */
+	u64 gen;
+	atomic_t copiers;
 	/* A fast-registration MR's are set by REG_MR while it is not valid. */
 	u64 iova;
 	u64 length;
@@ -245,6 +254,7 @@ struct sroce_mr {
 	 * 0 for a zero-based window.
 	 */
 	struct sroce_mr *parent;
+	u64 parent_gen;			/* the parent's gen, checked at bind */
 	u64 parent_iova;
 	u32 bound_qpn;
 	u8 mw_type;
@@ -316,8 +326,9 @@ struct sroce_worker {
  * How a segment's addr is read. Never derived from a key or any other
  * value a user or a packet chooses:
  * - SROCE_SEG_EMPTY (a zeroed segment): no memory at all, len is 0;
- * - SROCE_SEG_MR: an iova of mr, which the segment holds a reference on
- *   and which was checked for PD, range and access when it was made;
+ * - SROCE_SEG_MR: an iova of mr (an MR or a window), which the segment
+ *   holds a reference on and which was checked for PD, range and access
+ *   at generation gen; each copy checks that gen is still mr's;
  * - SROCE_SEG_KERNEL: a kernel address of a buffer the module owns
  *   (inline data it copied, a received payload, an atomic's result). Only
  *   sroce_kseg() makes one.
@@ -332,6 +343,7 @@ enum sroce_seg_kind {
 struct sroce_seg {
 	struct sroce_mr *mr;	/* SROCE_SEG_MR only */
 	u64 addr;
+	u64 gen;		/* SROCE_SEG_MR: mr->gen when checked */
 	u32 len;
 	u8 kind;		/* enum sroce_seg_kind */
 };
@@ -702,10 +714,11 @@ void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector);
 void sroce_cq_events_quiesce(struct sroce_cq *cq);
 
 /* sroce_mr_table.c */
-/* The valid MR key names, with a reference, or NULL. */
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
-/* Neither deregistered nor invalidated since it was looked up. */
-bool sroce_mr_in_use(struct sroce_mr *mr);
+/*
+ * The valid MR key names, with a reference, or NULL; *gen its generation,
+ * read before the MR was found valid.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key, u64 *gen);
 u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 			  const struct sroce_wqe_reg *reg);
 /*
@@ -716,12 +729,13 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 /* Executes a BIND_MW of qp; returns a completion status. */
 u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *bind);
 /*
- * The MR a valid window (looked up by its key) grants qp remote access
- * through, with a reference, and *iova translated into it; NULL if the
- * window does not grant [*iova, *iova + len) with access to qp.
+ * Whether the window win, found valid at generation gen, grants qp remote
+ * access to [iova, iova + len) with access, through an MR it is bound to.
  */
-struct sroce_mr *sroce_mw_target(struct sroce_mr *win, struct sroce_qp *qp,
-				 u64 *iova, u32 len, int access);
+bool sroce_mw_grants(struct sroce_mr *win, u64 gen, struct sroce_qp *qp,
+		     u64 iova, u32 len, int access);
+/* Ends what a key granted at its current generation (deregistration). */
+void sroce_mr_retire(struct sroce_mr *mr);
 
 /*
  * xa_load() for a caller inside an RCU read-side section, which xa_load()
@@ -764,16 +778,33 @@ static inline bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd,
 	return true;
 }
 
-/* A user MR's page holding iova (inside the MR), and iova's offset in it. */
-struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page);
-void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk);
+/*
+ * An access to an MR segment's memory at the moment of a copy: the MR
+ * mapped and, for a window's segment, the window; both entered.
+ */
+struct sroce_mr_access {
+	struct sroce_mr *mr;
+	struct sroce_mr *win;
+};
 
-/* Undoes sroce_mr_map(); only a user MR's page was mapped. */
-static inline void sroce_mr_unmap(struct sroce_mr *mr, void *addr)
-{
-	if (mr->kind == SROCE_MR_USER)
-		kunmap_local(addr);
-}
+/*
+ * Begins an access to byte iova of the segment seg (an MR segment, iova
+ * inside it): its kernel address, *chunk the bytes from there to the end
+ * of its page or block; or NULL if the key no longer grants what it did
+ * when seg was checked. The access ends with sroce_mr_access_end(); in
+ * between the caller copies and neither sleeps nor begins another access
+ * to the same segment.
+ */
+void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
+			    struct sroce_mr_access *a);
+void sroce_mr_access_end(struct sroce_mr_access *a, void *addr);
+/*
+ * The page of a user MR segment at iova and the offset in it, checked as
+ * sroce_mr_access_begin() checks; NULL if the key no longer grants it or
+ * the segment is not a user MR's.
+ */
+struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
+			       u32 *in_page);
 
 /* sroce_qp_table.c */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

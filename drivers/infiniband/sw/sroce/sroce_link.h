@@ -87,9 +87,10 @@ void sroce_shortcut_cache_free(struct sroce_qp *qp);
 
 /*
  * Sends one packet: headers from pkt, then len payload bytes of segs from
- * byte off. 0, or an error with nothing sent (the caller tries again).
- * pkt is the caller's scratch: the link and a transport it hands the
- * packet to may change it.
+ * byte off. 0, or an error with nothing sent: -EACCES if a key of segs no
+ * longer grants the bytes (trying again cannot help), else the caller
+ * tries again. pkt is the caller's scratch: the link and a transport it
+ * hands the packet to may change it.
  */
 static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				  const struct sroce_seg *segs,

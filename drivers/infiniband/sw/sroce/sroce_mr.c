@@ -13,8 +13,9 @@
  * memory. Deregistration unpublishes the key and does not
  * wait for those references (a peer can keep a WRITE open for as long as
  * it likes): the last one unpins the pages, so they stay pinned for as
- * long as the engine may copy into or out of them. A WRITE that was being
- * received when its MR was deregistered takes no more packets.
+ * long as the engine may copy into or out of them. It waits only for a
+ * copy under way (sroce_mr_retire()): no copy into or out of the MR
+ * starts after deregistration or re-registration returned.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -235,7 +236,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				   mr->key);
 	if (IS_ERR(new))
 		return ERR_CAST(new);
-	WRITE_ONCE(mr->dead, true);
+	sroce_mr_retire(mr);
 	sroce_mr_publish(to_sdev(ibpd->device), new);
 	return &new->ibmr;
 }
@@ -298,7 +299,7 @@ static void sroce_mr_unpublish(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
 
-	WRITE_ONCE(mr->dead, true);
+	sroce_mr_retire(mr);
 	/* Unless re-registration handed the key on already. */
 	xa_cmpxchg(&sdev->mr_xa, mr->key >> 8, mr, NULL, 0);
 	atomic_dec(&sdev->num_mr);

@@ -1,8 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MRs as the data path uses them: a key to an MR with a reference, the
- * checks of a range against it, and its pages (see sroce_mr.c for the key
- * rules and the lifetime of an MR's pages).
+ * checks of a range against it, its changes, and access to its memory
+ * (see sroce_mr.c for the key rules and the lifetime of an MR's pages).
+ *
+ * Keys are checked at the moment of every copy (Documentation/security.rst):
+ * - a change of what a key grants (REG_MR, an invalidation, a bind or
+ *   unbind of a window, deregistration, re-registration's end of the old
+ *   MR) bumps the MR's gen under state_lock, then waits until no copy is
+ *   inside the MR, and only then writes the new range, access and key;
+ * - a segment records the gen read before its key was checked; every
+ *   access to its memory counts itself in the MR's copiers, then compares
+ *   the gen: a segment of an older generation gives no memory, so a copy
+ *   that starts after a change returns fails, and a change waits for the
+ *   copy it overlaps (one page at most: an access neither sleeps nor is
+ *   preempted);
+ * - a window's segment is translated at each access, through the parent
+ *   the window is bound to now, whose own gen must still be the one the
+ *   bind checked; the final address is checked against the parent's
+ *   range and page list again, and nothing is clamped.
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
@@ -34,21 +50,59 @@ static struct sroce_mr *sroce_mr_hold(struct sroce_mr *mr)
 	return mr;
 }
 
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key, u64 *gen)
 {
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
 	mr = sroce_xa_load_rcu(&sdev->mr_xa, key >> 8);
-	mr = mr && sroce_mr_names(mr, key) ? sroce_mr_hold(mr) : NULL;
+	if (mr) {
+		/* First: fields read below are of this gen or a later one. */
+		*gen = smp_load_acquire(&mr->gen);
+		mr = sroce_mr_names(mr, key) ? sroce_mr_hold(mr) : NULL;
+	}
 	rcu_read_unlock();
 	return mr;
 }
 
-bool sroce_mr_in_use(struct sroce_mr *mr)
+/*
+ * Starts a change of what mr's key grants, under state_lock: no access
+ * that begins from now on gets in, and none is inside when it returns.
+ */
+static void sroce_mr_change(struct sroce_mr *mr)
 {
-	return !READ_ONCE(mr->dead) &&
-	       READ_ONCE(mr->state) == SROCE_MR_VALID;
+	lockdep_assert_held(&mr->state_lock);
+	/* The state written before, then gen: pairs with sroce_mr_get(). */
+	smp_store_release(&mr->gen, mr->gen + 1);
+	smp_mb();	/* gen, then copiers; pairs with sroce_mr_enter() */
+	while (atomic_read_acquire(&mr->copiers))
+		cpu_relax();
+}
+
+void sroce_mr_retire(struct sroce_mr *mr)
+{
+	spin_lock(&mr->state_lock);
+	WRITE_ONCE(mr->dead, true);
+	sroce_mr_change(mr);
+	spin_unlock(&mr->state_lock);
+}
+
+/* Counts an access into mr if mr is still at gen; preemption is off. */
+static bool sroce_mr_enter(struct sroce_mr *mr, u64 gen)
+{
+	atomic_inc(&mr->copiers);
+	smp_mb__after_atomic();	/* copiers, then gen; pairs with the change */
+	if (likely(READ_ONCE(mr->gen) == gen))
+		return true;
+	atomic_dec(&mr->copiers);
+	return false;
+}
+
+static void sroce_mr_leave(struct sroce_mr *mr)
+{
+	/* The access's loads and stores, then the count. */
+	smp_mb__before_atomic();
+	atomic_dec(&mr->copiers);
 }
 
 /*
@@ -117,6 +171,7 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 	spin_lock(&mr->state_lock);
 	if (mr->state != SROCE_MR_VALID &&
 	    first + reg->length <= (u64)mr->page_count * page_size) {
+		sroce_mr_change(mr);
 		mr->iova = reg->addr;
 		mr->length = reg->length;
 		mr->access = reg->access;
@@ -143,24 +198,13 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	spin_lock(&mr->state_lock);
 	if (mr->state != SROCE_MR_FREE && mr->key == key) {
 		WRITE_ONCE(mr->state, SROCE_MR_INVALID);
+		sroce_mr_change(mr);
 		err = 0;
 		sroce_stat_add(sdev, SROCE_STAT_INVALIDATES, 1);
 	}
 	spin_unlock(&mr->state_lock);
 	sroce_mr_put(mr);
 	return err;
-}
-
-/*
- * Maps the page holding iova (checked by sroce_mr_allows()) and returns its
- * address; *chunk gets the bytes left in that page.
- */
-struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 *in_page)
-{
-	u64 off = iova - mr->iova + mr->first_page_offset;
-
-	*in_page = off & ~PAGE_MASK;
-	return mr->pages[off >> PAGE_SHIFT];
 }
 
 /* Local write means nothing for a window; consumers pass it all the same. */
@@ -180,6 +224,7 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *b)
 	struct ib_pd *pd = qp->ibqp.pd;
 	struct sroce_mr *win, *mr = NULL, *old;
 	u8 status = IB_WC_MW_BIND_ERR;
+	u64 mr_gen = 0;
 
 	if (sroce_wqe_check_bind(b) || (b->access & ~SROCE_MW_ACCESS))
 		return status;
@@ -187,7 +232,7 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *b)
 	if (!win)
 		return status;
 	if (b->length) {
-		mr = sroce_mr_get(qp->sdev, b->mr_key);
+		mr = sroce_mr_get(qp->sdev, b->mr_key, &mr_gen);
 		if (!mr || mr->kind == SROCE_MR_MW || mr->kind == SROCE_MR_DMA ||
 		    !(mr->access & IB_ACCESS_MW_BIND) ||
 		    !sroce_mr_allows(mr, pd, b->addr, b->length, 0) ||
@@ -204,8 +249,10 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *b)
 	}
 	/* Invalid first: no lookup sees the old key with the new fields. */
 	WRITE_ONCE(win->state, SROCE_MR_INVALID);
+	sroce_mr_change(win);
 	old = win->parent;
 	win->parent = mr;
+	win->parent_gen = mr_gen;
 	win->parent_iova = b->addr;
 	win->iova = (b->access & IB_ZERO_BASED) ? 0 : b->addr;
 	win->length = b->length;
@@ -224,61 +271,144 @@ out:
 	return status;
 }
 
-struct sroce_mr *sroce_mw_target(struct sroce_mr *win, struct sroce_qp *qp,
-				 u64 *iova, u32 len, int access)
+bool sroce_mw_grants(struct sroce_mr *win, u64 gen, struct sroce_qp *qp,
+		     u64 iova, u32 len, int access)
 {
-	struct sroce_mr *mr;
+	struct sroce_mr *parent;
+	bool ok;
 
-	if (!sroce_mr_allows(win, qp->ibqp.pd, *iova, len, access))
-		return NULL;
-	spin_lock(&win->state_lock);
-	mr = win->parent;
-	if (win->state != SROCE_MR_VALID || !mr ||
-	    (win->mw_type == 2 && win->bound_qpn != qp->ibqp.qp_num) ||
-	    !refcount_inc_not_zero(&mr->refs)) {
-		spin_unlock(&win->state_lock);
-		return NULL;
+	preempt_disable();
+	if (!sroce_mr_enter(win, gen)) {
+		preempt_enable();
+		return false;
 	}
-	*iova = win->parent_iova + (*iova - win->iova);
-	spin_unlock(&win->state_lock);
-	if (!sroce_mr_in_use(mr)) {
-		sroce_mr_put(mr);
-		return NULL;
-	}
-	return mr;
+	/* Entered: the bind's fields and its parent stay as they are. */
+	parent = win->parent;
+	ok = parent && sroce_mr_allows(win, qp->ibqp.pd, iova, len, access) &&
+	     (win->mw_type == 1 || win->bound_qpn == qp->ibqp.qp_num) &&
+	     READ_ONCE(parent->gen) == win->parent_gen;
+	sroce_mr_leave(win);
+	preempt_enable();
+	return ok;
 }
 
 /*
- * A fast-registration MR's kernel address for iova (checked against the
- * MR), *chunk the bytes up to the end of its block or kernel page. The
- * block index is clamped to the page list: a consumer that maps or
- * registers the MR again while a peer uses it gets its own memory wrong,
- * never memory outside the list.
+ * The kernel address of iova in mr (entered), *chunk the bytes up to the
+ * end of its page or block; NULL if iova is outside the MR's range or
+ * page list. A user MR's page is mapped (sroce_mr_access_end() unmaps).
  */
-static void *sroce_mr_fast_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
+static void *sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
 {
-	u64 block = BIT_ULL(mr->page_shift);
-	u64 off = iova - mr->iova + (mr->iova & (block - 1));
-	u64 idx = min_t(u64, off >> mr->page_shift, mr->max_pages - 1);
-	u64 addr = mr->page_list[idx] + (off & (block - 1));
-
-	*chunk = min_t(u64, block - (off & (block - 1)),
-		       PAGE_SIZE - offset_in_page(addr));
-	return (void *)(uintptr_t)addr;
-}
-
-void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 *chunk)
-{
-	struct page *page;
-	u32 in_page;
+	u64 off, block, idx, addr;
 
 	if (mr->kind == SROCE_MR_DMA) {
 		*chunk = PAGE_SIZE - offset_in_page(iova);
 		return (void *)(uintptr_t)iova;
 	}
-	if (mr->kind == SROCE_MR_FAST)
-		return sroce_mr_fast_addr(mr, iova, chunk);
-	page = sroce_mr_page(mr, iova, &in_page);
-	*chunk = PAGE_SIZE - in_page;
-	return kmap_local_page(page) + in_page;
+	if (iova < mr->iova || iova - mr->iova >= mr->length)
+		return NULL;
+	if (mr->kind == SROCE_MR_FAST) {
+		block = BIT_ULL(mr->page_shift);
+		off = iova - mr->iova + (mr->iova & (block - 1));
+		idx = off >> mr->page_shift;
+		if (idx >= READ_ONCE(mr->page_count))
+			return NULL;
+		addr = mr->page_list[idx] + (off & (block - 1));
+		*chunk = min_t(u64, block - (off & (block - 1)),
+			       PAGE_SIZE - offset_in_page(addr));
+		return (void *)(uintptr_t)addr;
+	}
+	if (mr->kind != SROCE_MR_USER)
+		return NULL;
+	off = iova - mr->iova + mr->first_page_offset;
+	if ((off >> PAGE_SHIFT) >= mr->npages)
+		return NULL;
+	*chunk = PAGE_SIZE - offset_in_page(off);
+	return kmap_local_page(mr->pages[off >> PAGE_SHIFT]) +
+	       offset_in_page(off);
+}
+
+/*
+ * Enters seg's MR and, for a window, the MR it is bound to now; returns
+ * that MR with *iova translated into it, or NULL with nothing entered.
+ * Preemption is off from here to sroce_mr_exit().
+ */
+static struct sroce_mr *sroce_mr_enter_seg(const struct sroce_seg *seg,
+					   u64 *iova, struct sroce_mr_access *a)
+{
+	struct sroce_mr *mr = seg->mr, *win;
+
+	preempt_disable();
+	if (!sroce_mr_enter(mr, seg->gen))
+		goto fail;
+	a->win = NULL;
+	if (mr->kind == SROCE_MR_MW) {
+		win = mr;
+		mr = win->parent;
+		if (!mr || !sroce_mr_enter(mr, win->parent_gen)) {
+			sroce_mr_leave(win);
+			goto fail;
+		}
+		*iova = win->parent_iova + (*iova - win->iova);
+		a->win = win;
+	}
+	a->mr = mr;
+	return mr;
+fail:
+	preempt_enable();
+	sroce_stat_add(to_sdev(seg->mr->ibmr.device), SROCE_STAT_KEYS_REVOKED,
+		       1);
+	return NULL;
+}
+
+static void sroce_mr_exit(struct sroce_mr_access *a)
+{
+	sroce_mr_leave(a->mr);
+	if (a->win)
+		sroce_mr_leave(a->win);
+	preempt_enable();
+}
+
+void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
+			    struct sroce_mr_access *a)
+{
+	struct sroce_mr *mr = sroce_mr_enter_seg(seg, &iova, a);
+	void *p;
+
+	if (!mr)
+		return NULL;
+	p = sroce_mr_addr(mr, iova, chunk);
+	if (!p)
+		sroce_mr_exit(a);
+	return p;
+}
+
+void sroce_mr_access_end(struct sroce_mr_access *a, void *addr)
+{
+	if (a->mr->kind == SROCE_MR_USER)
+		kunmap_local(addr);
+	sroce_mr_exit(a);
+}
+
+struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
+			       u32 *in_page)
+{
+	struct sroce_mr_access a;
+	struct page *page = NULL;
+	struct sroce_mr *mr;
+	u64 off;
+
+	if (seg->mr->kind != SROCE_MR_USER)
+		return NULL;
+	mr = sroce_mr_enter_seg(seg, &iova, &a);
+	if (!mr)
+		return NULL;
+	off = iova - mr->iova + mr->first_page_offset;
+	if (iova >= mr->iova && iova - mr->iova < mr->length &&
+	    (off >> PAGE_SHIFT) < mr->npages) {
+		page = mr->pages[off >> PAGE_SHIFT];
+		*in_page = offset_in_page(off);
+	}
+	sroce_mr_exit(&a);
+	return page;
 }

@@ -436,7 +436,10 @@ int sroce_wire_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		out = sroce_kseg(skb->data + hdr_len, len);
 		sroce_seg_iter_init(&dst, &out, 1, 0);
 		sroce_seg_iter_init(&src, segs, nsegs, off);
-		sroce_seg_copy(&dst, &src, len);
+		if (sroce_seg_copy(&dst, &src, len)) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
 	}
 	memset(skb->data + hdr_len + len, 0, pad);
 	sroce_net_send(qp, skb);

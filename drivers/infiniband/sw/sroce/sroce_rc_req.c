@@ -365,6 +365,7 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 	const struct sroce_pkt *pkt = rx->pkt;
 	struct sroce_swqe *sw;
 	struct sroce_seg_iter dst, src;
+	enum sroce_copy_result copied = SROCE_COPY_OK;
 	u32 psn = pkt->psn, idx, last;
 	u64 orig;
 	u8 op;
@@ -415,14 +416,25 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 			sroce_seg_iter_init(&dst, sw->segs, sw->num_segs,
 					    idx * qp->path.mtu);
 			sroce_seg_iter_init(&src, rx->seg, rx->num_seg, 0);
-			sroce_seg_copy(&dst, &src, len);
+			copied = sroce_seg_copy(&dst, &src, len);
 		}
 	} else if (sroce_wqe_is_atomic(op) &&
 		   pkt->opcode == IB_OPCODE_ATOMIC_ACKNOWLEDGE) {
 		orig = pkt->atmack_orig;
-		sroce_segs_write(sw->segs, sw->num_segs, &orig, sizeof(orig));
+		copied = sroce_segs_write(sw->segs, sw->num_segs, &orig,
+					  sizeof(orig));
 	} else {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
+		return;
+	}
+	if (copied) {
+		/*
+		 * The local buffer's key was revoked since the WQE was posted,
+		 * or (on the shortcut, where this copy reads the responder's
+		 * memory) the responder's.
+		 */
+		sroce_rc_retire(qp, copied == SROCE_COPY_DST_REVOKED ?
+				IB_WC_LOC_PROT_ERR : IB_WC_REM_ACCESS_ERR);
 		return;
 	}
 	qp->req.una_psn = sroce_psn_add(psn, 1);
@@ -457,6 +469,7 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 	struct sroce_swqe *sw;
 	u32 producer, psn, end;
 	bool rd;
+	int err;
 
 	if (qp->req.resend_at && !time_before(jiffies, qp->req.resend_at)) {
 		WRITE_ONCE(qp->req.resend_at, 0);
@@ -516,6 +529,8 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 					return;
 				}
 				sw->status = sroce_rc_exec_local(qp, sw);
+				/* Work like a packet's: a pass's budget. */
+				(*budget)--;
 				if (sw->status != IB_WC_SUCCESS)
 					continue;	/* fails as above */
 				sw->local_done = true;
@@ -536,7 +551,13 @@ noinline void sroce_rc_send_more(struct sroce_qp *qp, int *budget)
 			qp->req.sq_blocked = true;
 			return;
 		}
-		if (sroce_rc_send_request(qp, sw, qp->req.tx_pkt))
+		err = sroce_rc_send_request(qp, sw, qp->req.tx_pkt);
+		if (err == -EACCES) {
+			/* An lkey revoked since the fetch: fails as above. */
+			sw->status = IB_WC_LOC_PROT_ERR;
+			continue;
+		}
+		if (err)
 			return;
 		(*budget)--;
 		psn = sroce_psn_add(sw->psn, qp->req.tx_pkt);

@@ -182,7 +182,12 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	if (pkt->payload_len) {
 		sroce_seg_iter_init(&dst, qp->resp.rx_segs, qp->resp.rx_nseg, qp->resp.rx_off);
 		sroce_seg_iter_init(&src, rx->seg, rx->num_seg, 0);
-		sroce_seg_copy(&dst, &src, pkt->payload_len);
+		if (sroce_seg_copy(&dst, &src, pkt->payload_len)) {
+			/* The receive buffer's lkey (or the sender's) revoked. */
+			sroce_rc_finish_recv(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV,
+					     0, pkt);
+			return SROCE_RC_NAK_OPERATION;
+		}
 	}
 	qp->resp.rx_off += pkt->payload_len;
 	if (flags & SROCE_HDR_LAST) {
@@ -210,6 +215,7 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 	const struct sroce_pkt *pkt = rx->pkt;
 	u16 flags = sroce_opcode_info(pkt->opcode)->flags;
 	bool imm = flags & SROCE_HDR_IMMDT;
+	enum sroce_copy_result copied;
 	enum sroce_rc_verdict v;
 	struct sroce_seg to;
 	u32 total;
@@ -231,10 +237,12 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 		if (sroce_rkey_seg(qp, pkt->reth_rkey, pkt->reth_va,
 				   pkt->reth_len, IB_ACCESS_REMOTE_WRITE, &to))
 			return SROCE_RC_NAK_ACCESS;
-		if (pkt->payload_len)
-			sroce_segs_copy(&to, 1, rx->seg, rx->num_seg,
-					pkt->payload_len);
+		copied = pkt->payload_len ?
+			 sroce_segs_copy(&to, 1, rx->seg, rx->num_seg,
+					 pkt->payload_len) : SROCE_COPY_OK;
 		sroce_segs_put(&to, 1);
+		if (copied)
+			return SROCE_RC_NAK_ACCESS;
 		total = pkt->payload_len;
 		goto done;
 	}
@@ -246,21 +254,23 @@ static enum sroce_rc_verdict sroce_rc_exec_write(struct sroce_qp *qp,
 				   &qp->resp.rx_write))
 			return SROCE_RC_NAK_ACCESS;
 		qp->resp.rx_off = 0;
-	} else if (qp->resp.rx_write.kind == SROCE_SEG_MR &&
-		   !sroce_mr_in_use(qp->resp.rx_write.mr)) {
-		/* Its MR was deregistered or invalidated since it began. */
-		return SROCE_RC_NAK_ACCESS;
 	}
 	/* rx_write.len bounds every packet of a multi-packet WRITE. */
 	if (pkt->payload_len > qp->resp.rx_write.len - qp->resp.rx_off ||
 	    ((flags & SROCE_HDR_LAST) &&
 	     qp->resp.rx_off + pkt->payload_len != qp->resp.rx_write.len))
 		return SROCE_RC_NAK_INVALID;
+	/*
+	 * Each packet's copy checks the rkey again: one revoked since the
+	 * first packet (invalidated, rebound, deregistered) takes no more.
+	 */
 	if (pkt->payload_len) {
 		to = qp->resp.rx_write;
 		to.addr += qp->resp.rx_off;
 		to.len = pkt->payload_len;
-		sroce_segs_copy(&to, 1, rx->seg, rx->num_seg, pkt->payload_len);
+		if (sroce_segs_copy(&to, 1, rx->seg, rx->num_seg,
+				    pkt->payload_len))
+			return SROCE_RC_NAK_ACCESS;
 	}
 	qp->resp.rx_off += pkt->payload_len;
 	if (!(flags & SROCE_HDR_LAST))
@@ -458,6 +468,17 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 	e->orig = orig;
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 	return SROCE_RC_DONE;
+}
+
+/* Fatal for the connection: says why (a NAK for psn), then stops. */
+static void sroce_rc_fatal_nak(struct sroce_qp *qp, u8 nak, u32 psn)
+{
+	if (!sroce_rc_send_aeth(qp, sroce_aeth_nak(nak), psn)) {
+		sroce_stat_add(qp->sdev, SROCE_STAT_ERROR_NAKS, 1);
+		trace_sroce_nak(qp->ibqp.qp_num, psn, sroce_aeth_nak(nak), true);
+	}
+	sroce_rc_release_rx(qp);
+	sroce_qp_error(qp);
 }
 
 /* Sends an RNR NAK or NAK after the responses before it. */
@@ -662,17 +683,7 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 	case SROCE_RC_DROP:
 		return;
 	default:
-		/* Fatal for the connection: say why, then stop. */
-		if (!sroce_rc_send_aeth(qp,
-					sroce_aeth_nak(sroce_rc_verdict_nak[v]),
-					pkt->psn)) {
-			sroce_stat_add(qp->sdev, SROCE_STAT_ERROR_NAKS, 1);
-			trace_sroce_nak(qp->ibqp.qp_num, pkt->psn,
-					sroce_aeth_nak(sroce_rc_verdict_nak[v]),
-					true);
-		}
-		sroce_rc_release_rx(qp);
-		sroce_qp_error(qp);
+		sroce_rc_fatal_nak(qp, sroce_rc_verdict_nak[v], pkt->psn);
 		return;
 	}
 }
@@ -704,6 +715,7 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 	struct sroce_pkt pkt __uninitialized;	/* zeroed for each answer */
 	u32 len, mtu = qp->path.mtu;
 	struct sroce_seg seg;
+	int err;
 
 	while (qp->resp.rd_tail != qp->resp.rd_head) {
 		if (*budget <= 0 || sroce_link_tx_full(qp))
@@ -722,7 +734,18 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
 		} else {
 			sroce_rc_atomic_ack_pkt(qp, e, &pkt);
 		}
-		if (sroce_link_xmit(qp, &pkt, &seg, 1, 0, len))
+		err = sroce_link_xmit(qp, &pkt, &seg, 1, 0, len);
+		if (err == -EACCES) {
+			/*
+			 * The READ's rkey was revoked (invalidated, unbound,
+			 * deregistered) since it was admitted: no more of
+			 * its bytes leave.
+			 */
+			sroce_rc_fatal_nak(qp, SROCE_NAK_REMOTE_ACCESS,
+					   pkt.psn);
+			return;
+		}
+		if (err)
 			return;
 		(*budget)--;
 		sroce_rc_rd_answered(qp, e);

@@ -8,6 +8,9 @@
  *   and never derived from a key or any value a user or packet chooses;
  * - an MR segment holds a reference on its MR, taken when the key was
  *   checked for PD, range and access, and dropped by sroce_segs_put();
+ * - the key is checked again at every access to the segment's memory:
+ *   against the generation it was checked at (sroce_mr_table.c), so a
+ *   copy after an invalidation, a rebind or a deregistration fails;
  * - an atomic is applied with an atomic64_t operation on the mapped,
  *   aligned 8 bytes, so it is atomic against every other atomic sroce
  *   applies (on x86-64 a locked instruction: against the CPU's too).
@@ -30,57 +33,61 @@ void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 }
 
 /*
- * Maps the next bytes of it; NULL (a bug in the caller's bounds) past the
- * end of the list or on a segment without memory.
+ * Maps the next bytes of it: *p their address, *chunk how many. false if
+ * the segment's key no longer grants them; a WARN (a bug in the caller's
+ * bounds) past the end of the list or on a segment without memory.
  */
-static void *sroce_seg_map(struct sroce_seg_iter *it, u32 *chunk)
+static bool sroce_seg_map(struct sroce_seg_iter *it, void **p, u32 *chunk)
 {
 	const struct sroce_seg *s;
-	void *p;
 	u32 left;
 
+	*p = NULL;
 	while (it->i < it->num && it->off == it->seg[it->i].len) {
 		it->i++;
 		it->off = 0;
 	}
 	if (WARN_ON_ONCE(it->i == it->num))
-		return NULL;
+		return true;
 	s = &it->seg[it->i];
 	left = s->len - it->off;
 	switch (s->kind) {
 	case SROCE_SEG_KERNEL:
 		*chunk = left;
-		return (void *)(uintptr_t)(s->addr + it->off);
+		*p = (void *)(uintptr_t)(s->addr + it->off);
+		return true;
 	case SROCE_SEG_MR:
-		p = sroce_mr_map(s->mr, s->addr + it->off, chunk);
+		*p = sroce_mr_access_begin(s, s->addr + it->off, chunk,
+					   &it->acc);
 		*chunk = min(*chunk, left);
-		return p;
+		return *p;
 	default:
 		WARN_ON_ONCE(1);
-		return NULL;
+		return true;
 	}
 }
 
 static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
 {
 	if (it->seg[it->i].kind == SROCE_SEG_MR)
-		sroce_mr_unmap(it->seg[it->i].mr, p);
+		sroce_mr_access_end(&it->acc, p);
 }
 
-void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
-		    u32 len)
+enum sroce_copy_result sroce_seg_copy(struct sroce_seg_iter *dst,
+				      struct sroce_seg_iter *src, u32 len)
 {
 	void *d, *s;
 	u32 dc, sc, n;
+	bool granted;
 
 	while (len) {
-		s = sroce_seg_map(src, &sc);
-		if (!s)
-			return;
-		d = sroce_seg_map(dst, &dc);
+		granted = sroce_seg_map(src, &s, &sc);
+		if (!s)		/* revoked, or warned */
+			return granted ? SROCE_COPY_OK : SROCE_COPY_SRC_REVOKED;
+		granted = sroce_seg_map(dst, &d, &dc);
 		if (!d) {
 			sroce_seg_unmap(src, s);
-			return;
+			return granted ? SROCE_COPY_OK : SROCE_COPY_DST_REVOKED;
 		}
 		n = min3(len, sc, dc);
 		memcpy(d, s, n);
@@ -91,6 +98,7 @@ void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
 		len -= n;
 		cond_resched();
 	}
+	return SROCE_COPY_OK;
 }
 
 int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
@@ -109,10 +117,12 @@ int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
 		if (it.i == it.num || n == max)
 			return -EOPNOTSUPP;
 		s = &it.seg[it.i];
-		if (s->kind != SROCE_SEG_MR || s->mr->kind != SROCE_MR_USER)
+		if (s->kind != SROCE_SEG_MR)
 			return -EOPNOTSUPP;
-		vec[n].bv_page = sroce_mr_page(s->mr, s->addr + it.off,
-					       &in_page);
+		vec[n].bv_page = sroce_mr_seg_page(s, s->addr + it.off,
+						   &in_page);
+		if (!vec[n].bv_page)
+			return -EOPNOTSUPP;	/* the copy says why */
 		chunk = min3(len, s->len - it.off, (u32)PAGE_SIZE - in_page);
 		vec[n].bv_offset = in_page;
 		vec[n].bv_len = chunk;
@@ -123,61 +133,53 @@ int sroce_seg_pages(const struct sroce_seg_iter *start, u32 len,
 	return n;
 }
 
-void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
-		     const struct sroce_seg *src, unsigned int nsrc, u32 len)
+enum sroce_copy_result sroce_segs_copy(const struct sroce_seg *dst,
+				       unsigned int ndst,
+				       const struct sroce_seg *src,
+				       unsigned int nsrc, u32 len)
 {
 	struct sroce_seg_iter d, s;
 
 	sroce_seg_iter_init(&d, dst, ndst, 0);
 	sroce_seg_iter_init(&s, src, nsrc, 0);
-	sroce_seg_copy(&d, &s, len);
+	return sroce_seg_copy(&d, &s, len);
 }
 
-void sroce_segs_write(const struct sroce_seg *dst, unsigned int ndst,
-		      const void *src, u32 len)
+enum sroce_copy_result sroce_segs_write(const struct sroce_seg *dst,
+					unsigned int ndst, const void *src,
+					u32 len)
 {
 	struct sroce_seg in = sroce_kseg((void *)src, len);
-	void *p;
-	u32 chunk;
 
-	/* Most such bytes (an atomic's 8) land in one page of one MR. */
-	if (ndst && dst->kind == SROCE_SEG_MR && dst->len >= len) {
-		p = sroce_mr_map(dst->mr, dst->addr, &chunk);
-		if (chunk >= len)
-			memcpy(p, src, len);
-		sroce_mr_unmap(dst->mr, p);
-		if (chunk >= len)
-			return;
-	}
-	sroce_segs_copy(dst, ndst, &in, 1, len);
+	return sroce_segs_copy(dst, ndst, &in, 1, len);
 }
 
 /*
- * The MR for [*addr, *addr + len), len > 0, under key, with a reference:
- * checked for this QP's PD, the range and the access. Remote access may
- * name a memory window: the MR bound to it is returned and *addr is
- * translated into that MR's iova space. No key value is special: key 0
+ * The MR (or window) for [addr, addr + len), len > 0, under key, with a
+ * reference and *gen its generation: checked for this QP's PD, the range
+ * and the access. Remote access may name a memory window, whose segment
+ * is translated through it at each access. No key value is special: key 0
  * names no MR (index 0 is never allocated), a kernel DMA MR grants no
  * remote access and a window's key no local access. Inline: each caller
  * runs it once per WQE or request, with remote a constant.
  */
 static __always_inline struct sroce_mr *
-sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 *addr, u32 len, int access,
-	     bool remote)
+sroce_sge_mr(struct sroce_qp *qp, u32 key, u64 addr, u32 len, int access,
+	     bool remote, u64 *gen)
 {
-	struct sroce_mr *mr, *target;
+	struct sroce_mr *mr;
 
-	mr = sroce_mr_get(qp->sdev, key);
+	mr = sroce_mr_get(qp->sdev, key, gen);
 	if (!mr)
 		return ERR_PTR(-ENOENT);
 	if (mr->kind == SROCE_MR_MW && remote) {
-		/* A window: the MR behind it, *addr translated into it. */
-		target = sroce_mw_target(mr, qp, addr, len, access);
+		if (sroce_mw_grants(mr, *gen, qp, addr, len, access))
+			return mr;
 		sroce_mr_put(mr);
-		return target ?: ERR_PTR(-EACCES);
+		return ERR_PTR(-EACCES);
 	}
 	if (mr->kind == SROCE_MR_MW ||
-	    !sroce_mr_allows(mr, qp->ibqp.pd, *addr, len, access) ||
+	    !sroce_mr_allows(mr, qp->ibqp.pd, addr, len, access) ||
 	    (remote && mr->kind == SROCE_MR_DMA)) {
 		sroce_mr_put(mr);
 		return ERR_PTR(-EACCES);
@@ -191,21 +193,21 @@ bool sroce_sges_to_segs(struct sroce_qp *qp, const struct sroce_sge *sge,
 {
 	struct sroce_mr *mr;
 	unsigned int i;
-	u64 addr;
+	u64 gen;
 
 	for (i = 0; i < num; i++) {
 		segs[i] = (struct sroce_seg){};
 		if (!sge[i].length)
 			continue;	/* touches nothing: no key check */
-		addr = sge[i].addr;
-		mr = sroce_sge_mr(qp, sge[i].lkey, &addr, sge[i].length, access,
-				  false);
+		mr = sroce_sge_mr(qp, sge[i].lkey, sge[i].addr, sge[i].length,
+				  access, false, &gen);
 		if (IS_ERR(mr)) {
 			sroce_segs_put(segs, i);
 			return false;
 		}
 		segs[i].mr = mr;
 		segs[i].addr = sge[i].addr;
+		segs[i].gen = gen;
 		segs[i].len = sge[i].length;
 		segs[i].kind = SROCE_SEG_MR;
 	}
@@ -221,17 +223,19 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 		   int access, struct sroce_seg *seg)
 {
 	struct sroce_mr *mr;
+	u64 gen;
 
 	*seg = (struct sroce_seg){};
 	if (!(qp->attr.qp_access_flags & access))
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = sroce_sge_mr(qp, rkey, &va, len, access, true);
+	mr = sroce_sge_mr(qp, rkey, va, len, access, true, &gen);
 	if (IS_ERR(mr))
 		return -EACCES;
 	*seg = (struct sroce_seg){
-		.mr = mr, .addr = va, .len = len, .kind = SROCE_SEG_MR,
+		.mr = mr, .addr = va, .gen = gen, .len = len,
+		.kind = SROCE_SEG_MR,
 	};
 	return 0;
 }
@@ -247,25 +251,29 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			u64 swap_add, u64 compare, u64 *orig)
 {
+	struct sroce_mr_access acc;
 	struct sroce_seg seg;
 	atomic64_t *p;
 	u32 chunk;
+	int err = 0;
 
 	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
 			   &seg))
 		return -EACCES;
-	p = sroce_mr_map(seg.mr, seg.addr, &chunk);
-	/* Aligned, so all 8 bytes are in the page mapped. */
-	if ((uintptr_t)p & (sizeof(u64) - 1)) {
-		sroce_mr_unmap(seg.mr, p);
-		sroce_segs_put(&seg, 1);
-		return -EINVAL;
+	p = sroce_mr_access_begin(&seg, seg.addr, &chunk, &acc);
+	if (!p) {
+		err = -EACCES;
+		goto out;
 	}
-	if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP)
+	/* Aligned, so all 8 bytes are in the page mapped. */
+	if ((uintptr_t)p & (sizeof(u64) - 1))
+		err = -EINVAL;
+	else if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP)
 		*orig = atomic64_cmpxchg(p, compare, swap_add);
 	else
 		*orig = atomic64_fetch_add(swap_add, p);
-	sroce_mr_unmap(seg.mr, p);
+	sroce_mr_access_end(&acc, p);
+out:
 	sroce_segs_put(&seg, 1);
-	return 0;
+	return err;
 }

@@ -13,19 +13,31 @@ struct sroce_seg_iter {
 	unsigned int num;
 	unsigned int i;
 	u32 off;
+	struct sroce_mr_access acc;	/* of the piece mapped now */
+};
+
+/*
+ * What a copy found. A key that no longer grants what it granted when
+ * its segment was checked stops the copy (sroce_mr_table.c); the bytes
+ * before it were copied.
+ */
+enum sroce_copy_result {
+	SROCE_COPY_OK,
+	SROCE_COPY_SRC_REVOKED,		/* a source segment's key */
+	SROCE_COPY_DST_REVOKED,		/* a destination segment's key */
 };
 
 /* Positions it at byte off of the segment list (off <= total length). */
 void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 			 unsigned int num, u32 off);
 /* Copies len bytes; both sides were checked to hold at least len. */
-void sroce_seg_copy(struct sroce_seg_iter *dst, struct sroce_seg_iter *src,
-		    u32 len);
+enum sroce_copy_result sroce_seg_copy(struct sroce_seg_iter *dst,
+				      struct sroce_seg_iter *src, u32 len);
 /*
  * The page pieces behind len bytes from it, for attaching to an skb
  * rather than copying: returns how many of vec they fill, or -EOPNOTSUPP
- * if the bytes are kernel memory or need more than max pieces. it does
- * not move.
+ * if the bytes are kernel memory, a window's, revoked keys' or need more
+ * than max pieces. it does not move.
  */
 int sroce_seg_pages(const struct sroce_seg_iter *it, u32 len,
 		    struct bio_vec *vec, unsigned int max);
@@ -47,11 +59,14 @@ static inline void sroce_seg_hold(const struct sroce_seg *seg)
 }
 
 /* Copies len bytes between segment lists that both hold at least len. */
-void sroce_segs_copy(const struct sroce_seg *dst, unsigned int ndst,
-		     const struct sroce_seg *src, unsigned int nsrc, u32 len);
+enum sroce_copy_result sroce_segs_copy(const struct sroce_seg *dst,
+				       unsigned int ndst,
+				       const struct sroce_seg *src,
+				       unsigned int nsrc, u32 len);
 /* Writes len bytes of kernel memory into segments that hold at least len. */
-void sroce_segs_write(const struct sroce_seg *dst, unsigned int ndst,
-		      const void *src, u32 len);
+enum sroce_copy_result sroce_segs_write(const struct sroce_seg *dst,
+					unsigned int ndst, const void *src,
+					u32 len);
 /* A buffer the module owns as a segment (see enum sroce_seg_kind). */
 static inline struct sroce_seg sroce_kseg(void *p, u32 len)
 {

@@ -162,9 +162,10 @@ static void sroce_lmsg_free(struct sroce_lmsg *msg)
  * Walks the pieces of len bytes of segs from byte off. Without msg it only
  * counts them (the return value) and the bytes that must be copied (kernel
  * memory, or everything when copy_all) into *copy. With msg it fills msg's
- * payload: a reference to each MR piece, the copied ones in data.
+ * payload: a reference to each MR piece, the copied ones in data; -EACCES
+ * if a key no longer grants what a piece to copy holds.
  */
-static __always_inline unsigned int
+static __always_inline int
 sroce_shortcut_pieces(const struct sroce_seg *segs, unsigned int nsegs,
 		      u32 off, u32 len, bool copy_all, u32 *copy,
 		      struct sroce_lmsg *msg, void *data)
@@ -187,7 +188,9 @@ sroce_shortcut_pieces(const struct sroce_seg *segs, unsigned int nsegs,
 			out = &msg->segs[msg->num_segs++];
 			if (copied) {
 				*out = sroce_kseg(data + *copy, piece.len);
-				sroce_segs_copy(out, 1, &piece, 1, piece.len);
+				if (sroce_segs_copy(out, 1, &piece, 1,
+						    piece.len))
+					return -EACCES;
 			} else {
 				sroce_seg_hold(&piece);
 				*out = piece;
@@ -289,7 +292,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	struct sroce_lmsg *msg;
 	bool hand_over, in_pass;
 	struct sroce_qp *dest;
-	unsigned int pieces;
+	int pieces;
 	size_t size;
 	u32 copy;
 
@@ -339,8 +342,14 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	}
 	/* Every member is written here: a descriptor is not zeroed. */
 	msg->num_segs = 0;
-	sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
-			      &msg->segs[pieces]);
+	if (sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
+				  &msg->segs[pieces]) < 0) {
+		/* Not sent: a descriptor with no sender to put. */
+		sroce_segs_put(msg->segs, msg->num_segs);
+		sroce_lmsg_release(qp, msg);
+		sroce_qp_put(dest);
+		return -EACCES;
+	}
 	msg->pkt = *pkt;
 	msg->pkt.payload_len = len;
 	refcount_inc(&qp->refs);

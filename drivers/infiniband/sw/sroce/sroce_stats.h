@@ -72,6 +72,7 @@ enum sroce_stat {
 	SROCE_STAT_ERROR_NAKS_RCVD,	/* fatal NAKs received */
 	SROCE_STAT_WORKER_RELEASES,	/* bound workers let go for load */
 	SROCE_STAT_CQ_EVENTS,	/* completion events raised */
+	SROCE_STAT_KEYS_REVOKED,	/* copies a key revoked since its check stopped */
 	SROCE_STAT_COUNT
 };
 

@@ -93,8 +93,11 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	if (status == IB_WC_SUCCESS) {
 		src[0] = sroce_kseg((void *)rx->grh, SROCE_GRH_LEN);
 		src[1] = sroce_kseg((void *)payload, rx->len);
-		sroce_segs_copy(segs, nseg, src, 2, SROCE_GRH_LEN + rx->len);
-		sroce_stat_add(qp->sdev, SROCE_STAT_UD_RECEIVED, 1);
+		if (sroce_segs_copy(segs, nseg, src, 2,
+				    SROCE_GRH_LEN + rx->len))
+			status = IB_WC_LOC_PROT_ERR;	/* its lkey revoked */
+		else
+			sroce_stat_add(qp->sdev, SROCE_STAT_UD_RECEIVED, 1);
 	}
 	sroce_segs_put(segs, nseg);
 	sroce_recv_done(qp);
@@ -322,9 +325,10 @@ static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
 	return d->local_ifindex;
 }
 
-static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
-				const struct ib_gid_attr *sgid, u32 qkey,
-				int ifindex)
+/* Queues the datagram to a QP of this host; a completion status. */
+static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
+			      const struct ib_gid_attr *sgid, u32 qkey,
+			      int ifindex)
 {
 	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
 	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
@@ -332,12 +336,13 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	struct sroce_ud_msg *msg;
 	struct sroce_qp *dest;
 	struct sroce_seg out;
+	u8 status = IB_WC_SUCCESS;
 	u32 udp_len;
 
 	dest = sroce_qp_get_on(ud->remote_qpn, ifindex);
 	if (!dest) {
 		sroce_stat_add(qp->sdev, SROCE_STAT_UD_NO_DEST, 1);
-		return;
+		return status;
 	}
 	/* A receiver that does not keep up loses datagrams, as on a wire. */
 	if (atomic_inc_return(&dest->ud_rx_len) > SROCE_RX_QUEUE_MAX) {
@@ -359,7 +364,11 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 		  SROCE_ICRC_LEN;
 	sroce_ud_build_grh(msg->grh, sgid, ud, udp_len, &msg->rx.ipv4);
 	out = sroce_kseg(msg->data, sw->msg_len);
-	sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len);
+	if (sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len)) {
+		kfree(msg);
+		status = IB_WC_LOC_PROT_ERR;	/* an lkey revoked */
+		goto lost;
+	}
 
 	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
 			   (with_imm ? IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
@@ -367,14 +376,16 @@ static void sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	llist_add(&msg->node, &dest->ud_rx);
 	sroce_worker_notify(dest);
 	sroce_qp_put(dest);
-	return;
+	return status;
 lost:
 	atomic_dec(&dest->ud_rx_len);
 	sroce_qp_put(dest);
+	return status;
 }
 
-static void sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
-			       u32 qkey)
+/* Sends the datagram on the wire; a completion status. */
+static u8 sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
+			     u32 qkey)
 {
 	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
 	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
@@ -395,7 +406,11 @@ static void sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
 							ud->remote_qpn));
 	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt.dest_qpn, pkt.opcode, pkt.psn,
 			   sw->msg_len, true);
-	sroce_wire_xmit(qp, &pkt, sw->segs, sw->num_segs, 0, sw->msg_len);
+	/* Any other failure loses the datagram, as on a wire. */
+	if (sroce_wire_xmit(qp, &pkt, sw->segs, sw->num_segs, 0,
+			    sw->msg_len) == -EACCES)
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
 }
 
 /* Sends the datagram of a fetched WQE; the completion status. */
@@ -432,11 +447,12 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 	if (ifindex < 0)
 		return IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
 	if (ifindex)
-		sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
+		status = sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
 	else
-		sroce_ud_send_wire(qp, sw, qkey);
-	sroce_stat_add(qp->sdev, SROCE_STAT_UD_SENT, 1);
-	return IB_WC_SUCCESS;
+		status = sroce_ud_send_wire(qp, sw, qkey);
+	if (status == IB_WC_SUCCESS)
+		sroce_stat_add(qp->sdev, SROCE_STAT_UD_SENT, 1);
+	return status;
 }
 
 /*
