@@ -1,6 +1,7 @@
 # Object limits are module parameters, enforced per device with ENOMEM
 # (the kernel's own PD, CQ, QP1 and MR count too), and ring memory is
 # charged to the memory cgroup of the process that asked for it.
+# vm-timeout: 600
 . ./lib.sh
 make_veth v0 1
 check "modprobe sroce with small limits" \
@@ -60,7 +61,17 @@ echo "charged: small rings $small bytes, large rings $large bytes"
 # 65536 CQEs and 2 x 16384 WQEs hold at least 4 MiB of ring.
 check "the large rings are charged to the caller's cgroup" \
 	[ $((large - small)) -ge $((4 << 20)) ]
+
+# The shortcut: 4 GiB of UC from a process in its own memory cgroup to a
+# QP of this host; what the kernel holds for it stays bounded and is
+# charged to that cgroup (tests/progs/shortcut_flood.c checks each).
+check "sroce0 has the GID 2001:db8::1" wait_for 10 have_gid 2001:db8::1
+cgf=/sys/fs/cgroup/sroce_flood
+mkdir -p "$cgf"
+timeout 400 sh -c "echo \$\$ > $cgf/cgroup.procs &&
+	exec $T/shortcut_flood sroce0 $(gid_index 2001:db8::1)"
+check "shortcut_flood ends with status 0" [ $? -eq 0 ]
 check "every object is gone after the processes" wait_for 10 objects_at "$base"
 rdma link delete sroce0
-rmdir "$cg"
+rmdir "$cg" "$cgf"
 finish

@@ -13,6 +13,7 @@
 #include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
@@ -502,6 +503,8 @@ struct sroce_qp {
 	refcount_t refs;		/* the engine's and in-flight packets' */
 	struct completion released;
 	bool is_user;
+	kuid_t owner;			/* a user QP's creator's euid */
+	bool kick_foreign;		/* counted in num_foreign_qps */
 	struct sroce_kick kick;
 
 	struct sroce_queue sq;
@@ -551,6 +554,18 @@ struct sroce_qp {
 	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
+	/*
+	 * Shortcut descriptors queued to the QP and the bytes they copied:
+	 * at most SROCE_RX_QUEUE_MAX and SROCE_SHORTCUT_RX_BYTES_MAX.
+	 */
+	atomic_t shortcut_rx_len;
+	atomic_t shortcut_rx_bytes;
+	/*
+	 * The memory cgroup of a user QP's creator, charged with what its
+	 * sends make the engine allocate (shortcut descriptors, copies);
+	 * NULL for a kernel QP.
+	 */
+	struct mem_cgroup *memcg;
 	/*
 	 * The shortcut: an answer a hand-over carried back (answer_parked),
 	 * taken before anything queued to the QP; under the worker's lock.

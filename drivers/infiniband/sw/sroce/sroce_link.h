@@ -25,8 +25,15 @@
 #include "sroce_trace.h"
 #include "sroce_wake.h"
 
-/* Payload bytes per packet on the shortcut: a whole message. */
+/*
+ * Payload bytes per packet on the shortcut: a whole message for RC (its
+ * payload is referred to, not copied); for UC, whose payload is copied
+ * (it completes as it is sent), pieces that bound each copy.
+ */
 #define SROCE_SHORTCUT_MTU SROCE_MAX_MSG_SIZE
+#define SROCE_SHORTCUT_UC_MTU (64U << 10)
+/* Bytes the shortcut's descriptors queued to one QP may have copied. */
+#define SROCE_SHORTCUT_RX_BYTES_MAX (16U << 20)
 
 struct sroce_lmsg;
 

@@ -104,6 +104,7 @@ err_sq:
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
+	mem_cgroup_put(qp->memcg);
 	kvfree(qp->resp.rd);
 	kvfree(qp->swqe);
 	kvfree(qp->swqe_mem);
@@ -193,6 +194,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->sdev = to_sdev(ibqp->device);
 	qp->is_user = !!udata;
+	qp->owner = current_euid();
+	/* What its sends make the engine allocate is charged here. */
+	if (udata)
+		qp->memcg = get_mem_cgroup_from_mm(current->mm);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
@@ -207,8 +212,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	__skb_queue_head_init(&qp->rx_pending);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
-	if (err)
+	if (err) {
+		mem_cgroup_put(qp->memcg);
 		goto err_count;
+	}
 	if (qp->srq) {
 		init->cap.max_recv_wr = 0;
 		init->cap.max_recv_sge = 0;
@@ -492,7 +499,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->path.mtu = sroce_qp_path_mtu(qp);
 		qp->path.sport = cpu_to_be16(sport);
 	} else {
-		qp->path.mtu = SROCE_SHORTCUT_MTU;
+		qp->path.mtu = sroce_qp_is_uc(qp) ? SROCE_SHORTCUT_UC_MTU :
+						    SROCE_SHORTCUT_MTU;
 	}
 
 	if (new == IB_QPS_RESET) {

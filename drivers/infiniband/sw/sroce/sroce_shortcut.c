@@ -10,8 +10,15 @@
  * - payload in an MR is referred to, not copied: the descriptor holds
  *   its own references on the MRs, so neither side's teardown can pull
  *   memory from under the other. Bytes in kernel memory (inline data)
- *   are copied into the descriptor. A UC message is copied whole: UC
- *   completes as it is sent, and the sender may reuse its buffer then;
+ *   are copied into the descriptor. A UC packet is copied: UC completes
+ *   as it is sent, and the sender may reuse its buffer then; its MTU
+ *   (SROCE_SHORTCUT_UC_MTU) bounds each copy;
+ * - a descriptor is queued only to a QP that names the sender as its
+ *   peer (checked again when it is taken), and a QP holds at most
+ *   SROCE_RX_QUEUE_MAX of them with SROCE_SHORTCUT_RX_BYTES_MAX bytes
+ *   copied; beyond that a packet is lost and counted
+ *   (rx_drop_queue_full), as a NIC out of buffers loses it. Descriptors
+ *   are charged to the sending user QP's memory cgroup;
  * - nothing is lost or reordered between two QPs that stay up; a packet
  *   to a QP that is not there is lost, as on a wire, and the requester's
  *   timer recovers;
@@ -84,6 +91,7 @@ struct sroce_lmsg {
 	struct in6_addr dgid;
 	struct sroce_pkt pkt;
 	bool spare_sized;		/* SROCE_LMSG_SPARE_SIZE bytes: reusable */
+	u32 copied;			/* bytes of the payload copied in */
 	unsigned int num_segs;
 	struct sroce_seg segs[];	/* the payload; then bytes it copied */
 };
@@ -104,24 +112,26 @@ struct sroce_lmsg {
 
 static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 {
+	struct mem_cgroup *old_memcg;
 	struct llist_node *node;
 	struct sroce_lmsg *msg;
+	bool spare = size <= SROCE_LMSG_SPARE_SIZE;
 
-	if (size > SROCE_LMSG_SPARE_SIZE) {
-		msg = kvmalloc(size, GFP_KERNEL);
-		if (msg)
-			msg->spare_sized = false;
-		return msg;
+	if (spare) {
+		node = llist_del_first(&qp->lmsg_cache);
+		if (node) {
+			atomic_dec(&qp->lmsg_cached);
+			msg = llist_entry(node, struct sroce_lmsg, node);
+			msg->spare_sized = true;
+			return msg;
+		}
+		size = SROCE_LMSG_SPARE_SIZE;
 	}
-	node = llist_del_first(&qp->lmsg_cache);
-	if (node) {
-		atomic_dec(&qp->lmsg_cached);
-		msg = llist_entry(node, struct sroce_lmsg, node);
-	} else {
-		msg = kmalloc(SROCE_LMSG_SPARE_SIZE, GFP_KERNEL);
-	}
+	old_memcg = set_active_memcg(qp->memcg);
+	msg = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old_memcg);
 	if (msg)
-		msg->spare_sized = true;
+		msg->spare_sized = spare;
 	return msg;
 }
 
@@ -144,14 +154,17 @@ void sroce_shortcut_cache_free(struct sroce_qp *qp)
 
 	llist_for_each_entry_safe(msg, next, list, node) {
 		atomic_dec(&qp->lmsg_cached);
-		kfree(msg);
+		kvfree(msg);
 	}
 }
 
-static void sroce_lmsg_free(struct sroce_lmsg *msg)
+/* Frees a descriptor that was queued to qp. */
+static void sroce_lmsg_free(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
 	struct sroce_qp *sender = msg->sender;
 
+	atomic_dec(&qp->shortcut_rx_len);
+	atomic_sub(msg->copied, &qp->shortcut_rx_bytes);
 	sroce_segs_put(msg->segs, msg->num_segs);
 	msg->num_segs = 0;
 	sroce_lmsg_release(sender, msg);
@@ -222,6 +235,38 @@ sroce_shortcut_from_peer(struct sroce_qp *qp, const struct sroce_qp *sender,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Room in dest's queue for a descriptor from qp that copies copy bytes,
+ * taken; false (counted) if dest does not name qp as its peer or is full.
+ * dest's path is read without its lock: a filter, which the receiver's
+ * own check when it takes the descriptor makes exact.
+ */
+static bool sroce_shortcut_reserve(struct sroce_qp *qp, struct sroce_qp *dest,
+				   u32 copy)
+{
+	if (!sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
+				      &qp->path.daddr))
+		return false;
+	if (atomic_inc_return(&dest->shortcut_rx_len) > SROCE_RX_QUEUE_MAX)
+		goto full;
+	if (atomic_add_return(copy, &dest->shortcut_rx_bytes) >
+	    SROCE_SHORTCUT_RX_BYTES_MAX) {
+		atomic_sub(copy, &dest->shortcut_rx_bytes);
+		goto full;
+	}
+	return true;
+full:
+	atomic_dec(&dest->shortcut_rx_len);
+	sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
+	return false;
+}
+
+static void sroce_shortcut_unreserve(struct sroce_qp *dest, u32 copy)
+{
+	atomic_dec(&dest->shortcut_rx_len);
+	atomic_sub(copy, &dest->shortcut_rx_bytes);
 }
 
 /*
@@ -334,17 +379,24 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	}
 	pieces = sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy,
 				       NULL, NULL);
+	if (!sroce_shortcut_reserve(qp, dest, copy)) {
+		sroce_qp_put(dest);
+		return 0;	/* lost, as on a wire */
+	}
 	size = struct_size(msg, segs, pieces) + copy;
 	msg = sroce_lmsg_alloc(qp, size);
 	if (!msg) {
+		sroce_shortcut_unreserve(dest, copy);
 		sroce_qp_put(dest);
 		return -ENOMEM;
 	}
 	/* Every member is written here: a descriptor is not zeroed. */
 	msg->num_segs = 0;
+	msg->copied = copy;
 	if (sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
 				  &msg->segs[pieces]) < 0) {
 		/* Not sent: a descriptor with no sender to put. */
+		sroce_shortcut_unreserve(dest, msg->copied);
 		sroce_segs_put(msg->segs, msg->num_segs);
 		sroce_lmsg_release(qp, msg);
 		sroce_qp_put(dest);
@@ -381,12 +433,12 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 		if (READ_ONCE(qp->wire)) {
 			/* Queued before a reset put the QP on the wire. */
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
-			sroce_lmsg_free(msg);
+			sroce_lmsg_free(qp, msg);
 			continue;
 		}
 		if (!sroce_shortcut_from_peer(qp, msg->sender, &msg->sgid,
 					      &msg->dgid)) {
-			sroce_lmsg_free(msg);
+			sroce_lmsg_free(qp, msg);
 			continue;
 		}
 		rx->pkt = &msg->pkt;
@@ -401,7 +453,7 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 
 void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	sroce_lmsg_free(rx->msg);
+	sroce_lmsg_free(qp, rx->msg);
 	rx->msg = NULL;
 }
 
@@ -411,5 +463,5 @@ void sroce_shortcut_drop_rx(struct sroce_qp *qp)
 
 	qp->answer_parked = false;
 	while ((msg = sroce_shortcut_pop(qp)))
-		sroce_lmsg_free(msg);
+		sroce_lmsg_free(qp, msg);
 }

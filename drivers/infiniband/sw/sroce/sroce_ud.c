@@ -335,6 +335,7 @@ static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	bool with_imm = c->opcode == SROCE_WQE_SEND_IMM;
 	struct sroce_ud_msg *msg;
 	struct sroce_qp *dest;
+	struct mem_cgroup *old_memcg;
 	struct sroce_seg out;
 	u8 status = IB_WC_SUCCESS;
 	u32 udp_len;
@@ -349,7 +350,9 @@ static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 		sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		goto lost;
 	}
-	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL);
+	old_memcg = set_active_memcg(qp->memcg);
+	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old_memcg);
 	if (!msg)
 		goto lost;	/* as a NIC out of buffers loses it */
 	msg->rx.src_qpn = qp->ibqp.qp_num;
