@@ -485,12 +485,13 @@ struct sroce_responder {
 	u32 rd_slots;
 };
 
+struct sroce_kick_work;
+
 /* A user QP's kick: its eventfd and what a write to it runs (sroce_kick.c). */
 struct sroce_kick {
 	struct eventfd_ctx *ctx;	/* NULL without one */
 	struct wait_queue_entry wait;
-	struct callback_head work;
-	unsigned long flags;
+	struct sroce_kick_work *work;	/* with ctx */
 	u32 rx_psn;	/* rx_expected_psn as the last kick began; a hint */
 };
 

@@ -14,37 +14,82 @@
  * Lifetime rules:
  * - the wait entry is on the eventfd only between sroce_kick_attach() and
  *   sroce_kick_detach(), and detach runs first in destroy_qp;
- * - a queued task_work holds a QP reference, which destroy_qp waits for,
- *   and its sroce_qp_put() is its last access to the QP and to this
- *   module's data; the module's exit waits for an RCU-tasks grace period,
- *   so no task is still on its way out of the callback's code then.
+ * - a queued task_work runs only when its thread returns to user space,
+ *   which a thread asleep in a system call may never do: so it holds no
+ *   QP reference, and no destroy waits for it. It lives in a struct
+ *   sroce_kick_work of its own, which the QP and each queued task_work
+ *   hold a reference on; detach clears its QP pointer, and the task_work
+ *   takes a QP reference only from a QP that destroy_qp's RCU grace
+ *   period has not passed yet;
+ * - a task_work still queued when its QP is destroyed is orphaned: from
+ *   then on it holds a module reference (rmmod fails while one is
+ *   pending, rather than waiting), and its module_put() is its last
+ *   access to this module's data. Only rmmod itself, which can no longer
+ *   refuse, waits for a queued task_work to run. A task_work that is not
+ *   queued any more holds none; the module's exit waits for an RCU-tasks
+ *   grace period, so no task is still on its way out of the callback's
+ *   code then.
  */
 #include <linux/eventfd.h>
 #include <linux/file.h>
+#include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/wait_bit.h>
 #include "sroce.h"
 #include "sroce_verbs.h"
 #include "sroce_engine.h"
 #include "sroce_wake.h"
 
-#define SROCE_KICK_QUEUED 0
+/* Where a kick's task_work is: changed with atomic exchanges only. */
+enum sroce_kick_state {
+	SROCE_KICK_IDLE,
+	SROCE_KICK_QUEUED,
+	SROCE_KICK_ORPHANED,	/* queued, its QP destroyed: holds the module */
+};
+
+struct sroce_kick_work {
+	struct callback_head cb;
+	struct sroce_qp __rcu *qp;	/* NULL once detached */
+	atomic_t state;			/* enum sroce_kick_state */
+	refcount_t refs;		/* the QP's, and a queued task_work's */
+};
 
 struct sroce_kick_poll {
 	poll_table pt;
 	struct sroce_qp *qp;
 };
 
+static void sroce_kick_work_put(struct sroce_kick_work *kw)
+{
+	if (refcount_dec_and_test(&kw->refs))
+		kfree(kw);
+}
+
 static void sroce_kick_task_work(struct callback_head *cb)
 {
-	struct sroce_qp *qp = container_of(cb, struct sroce_qp, kick.work);
+	struct sroce_kick_work *kw = container_of(cb, struct sroce_kick_work,
+						  cb);
+	struct sroce_qp *qp;
+	/* A write from here on queues a new pass; a full barrier. */
+	bool orphaned = atomic_xchg(&kw->state, SROCE_KICK_IDLE) ==
+			SROCE_KICK_ORPHANED;
 
-	/* A write from here on queues a new pass. */
-	clear_bit(SROCE_KICK_QUEUED, &qp->kick.flags);
-	smp_mb__after_atomic();	/* the flag, then the rings the pass reads */
-	sroce_engine_run(qp);
-	sroce_qp_put(qp);
+	wake_up_var(&kw->state);	/* a detach in rmmod waits for it */
+	rcu_read_lock();
+	qp = rcu_dereference(kw->qp);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;	/* being destroyed */
+	rcu_read_unlock();
+	if (qp) {
+		sroce_engine_run(qp);
+		sroce_qp_put(qp);
+	}
+	sroce_kick_work_put(kw);
+	if (orphaned)
+		module_put(THIS_MODULE);
 }
 
 static bool sroce_kick_from_user_thread(void)
@@ -57,6 +102,7 @@ static int sroce_kick_wake(struct wait_queue_entry *wait, unsigned int mode,
 			   int sync, void *key)
 {
 	struct sroce_qp *qp = container_of(wait, struct sroce_qp, kick.wait);
+	struct sroce_kick_work *kw = qp->kick.work;
 	u64 count;
 
 	if (!(key_to_poll(key) & EPOLLIN))
@@ -65,13 +111,14 @@ static int sroce_kick_wake(struct wait_queue_entry *wait, unsigned int mode,
 	eventfd_ctx_do_read(qp->kick.ctx, &count);
 
 	if (sroce_kick_from_user_thread() &&
-	    !test_and_set_bit(SROCE_KICK_QUEUED, &qp->kick.flags)) {
-		refcount_inc(&qp->refs);
-		init_task_work(&qp->kick.work, sroce_kick_task_work);
-		if (!task_work_add(current, &qp->kick.work, TWA_RESUME))
+	    atomic_cmpxchg(&kw->state, SROCE_KICK_IDLE, SROCE_KICK_QUEUED) ==
+	    SROCE_KICK_IDLE) {
+		refcount_inc(&kw->refs);
+		init_task_work(&kw->cb, sroce_kick_task_work);
+		if (!task_work_add(current, &kw->cb, TWA_RESUME))
 			return 0;
-		clear_bit(SROCE_KICK_QUEUED, &qp->kick.flags);
-		sroce_qp_put(qp);
+		atomic_set(&kw->state, SROCE_KICK_IDLE);
+		sroce_kick_work_put(kw);
 	}
 	sroce_stat_add(qp->sdev, SROCE_STAT_KICK_WAKES, 1);
 	sroce_worker_wake(qp->worker);
@@ -90,17 +137,27 @@ static void sroce_kick_queue(struct file *file, wait_queue_head_t *wqh,
 int sroce_kick_attach(struct sroce_qp *qp, int fd)
 {
 	struct sroce_kick_poll kp = { .qp = qp };
+	struct sroce_kick_work *kw;
 	struct eventfd_ctx *ctx;
 	struct fd f;
 
+	kw = kzalloc(sizeof(*kw), GFP_KERNEL_ACCOUNT);
+	if (!kw)
+		return -ENOMEM;
 	f = fdget(fd);
-	if (!fd_file(f))
+	if (!fd_file(f)) {
+		kfree(kw);
 		return -EBADF;
+	}
 	ctx = eventfd_ctx_fileget(fd_file(f));
 	if (IS_ERR(ctx)) {
 		fdput(f);
+		kfree(kw);
 		return PTR_ERR(ctx);
 	}
+	refcount_set(&kw->refs, 1);
+	RCU_INIT_POINTER(kw->qp, qp);
+	qp->kick.work = kw;
 	qp->kick.ctx = ctx;
 	init_waitqueue_func_entry(&qp->kick.wait, sroce_kick_wake);
 	init_poll_funcptr(&kp.pt, sroce_kick_queue);
@@ -111,6 +168,7 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 
 void sroce_kick_detach(struct sroce_qp *qp)
 {
+	struct sroce_kick_work *kw = qp->kick.work;
 	u64 count;
 
 	if (!qp->kick.ctx)
@@ -118,4 +176,20 @@ void sroce_kick_detach(struct sroce_qp *qp)
 	eventfd_ctx_remove_wait_queue(qp->kick.ctx, &qp->kick.wait, &count);
 	eventfd_ctx_put(qp->kick.ctx);
 	qp->kick.ctx = NULL;
+	/*
+	 * No wake queues a task_work any more. One still queued finds no
+	 * QP, and holds the module until it runs; destroy_qp's RCU grace
+	 * period covers one that found the QP already.
+	 */
+	RCU_INIT_POINTER(kw->qp, NULL);
+	if (!try_module_get(THIS_MODULE)) {
+		/* rmmod: the module's code must outlive a queued task_work. */
+		wait_var_event(&kw->state,
+			       atomic_read(&kw->state) != SROCE_KICK_QUEUED);
+	} else if (atomic_cmpxchg(&kw->state, SROCE_KICK_QUEUED,
+				  SROCE_KICK_ORPHANED) != SROCE_KICK_QUEUED) {
+		module_put(THIS_MODULE);
+	}
+	sroce_kick_work_put(kw);
+	qp->kick.work = NULL;
 }
