@@ -15,7 +15,7 @@ ud_received rx_drop_qkey rx_drop_pkey rx_drop_no_recv ud_no_dest kick_wakes
 rx_drop_address rx_drop_replay shortcut_drop_peer shortcut_hand_overs
 shortcut_answers_back qp_ring_errors fast_regs invalidates rx_bad_invalidate
 tx_bytes rx_bytes error_naks_sent seq_naks_received rnr_naks_received
-error_naks_received worker_releases cq_events keys_revoked"
+error_naks_received worker_releases cq_events keys_revoked kicks_deferred"
 
 # nl_counters DEV: "NAME VALUE" lines of DEV's port 1, through netlink.
 nl_counters() {
@@ -136,6 +136,37 @@ echo > $TR/trace
 echo 1 > $TR/tracing_on
 loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
 check_eq "off, the events record nothing" 0 "$(grep -c ' sroce_' $TR/trace)"
+
+# A kick runs a worker's passes in the kicking process only while the
+# worker serves that user's QPs alone (the two QPs of a same-host
+# connection share a worker): two root processes kick their own passes;
+# with the client another user, the worker runs every kick instead.
+lat() {	# lat [nobody] [SERVER]: ib_send_lat on sroce0 (as uid 65534)
+	local as=()
+	if [ "${1:-}" = nobody ]; then
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		shift
+	fi
+	timeout 120 "${as[@]}" ib_send_lat -d sroce0 -x 1 -F -s 64 -n 2000 "$@"
+}
+d0=$(sroce_stat kicks_deferred)
+k0=$(sroce_stat kicks)
+lat > /dev/null 2>&1 &
+sleep 1.5
+lat 127.0.0.1 > /tmp/perftest.log 2>&1
+check "ib_send_lat between two processes of one user" test $? -eq 0
+wait
+check "they kicked the engine" test $(($(sroce_stat kicks) - k0)) -gt 0
+check_eq "and ran every kick themselves" 0 \
+	$(($(sroce_stat kicks_deferred) - d0))
+d0=$(sroce_stat kicks_deferred)
+lat > /dev/null 2>&1 &
+sleep 1.5
+lat nobody 127.0.0.1 > /tmp/perftest.log 2>&1
+check "ib_send_lat with the client another user" test $? -eq 0
+wait
+check "kicks were left to the worker ($(($(sroce_stat kicks_deferred) - d0)))" \
+	test $(($(sroce_stat kicks_deferred) - d0)) -gt 0
 
 rdma link delete sroce1
 rdma link delete sroce0

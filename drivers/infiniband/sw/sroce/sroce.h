@@ -299,6 +299,16 @@ struct sroce_worker {
 	u64 bind_release_until;	/* local_clock() */
 	u64 bind_hold_ns;	/* how long the next release lasts */
 	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
+	/*
+	 * Whose QPs it runs, for kicks (sroce_worker_kick_may_run()): kernel
+	 * QPs, user QPs of the effective uid kick_uid, and user QPs of other
+	 * uids (counted when their QP joined; kick_uid is that of the first
+	 * user QP that found none of either). Under lock.
+	 */
+	unsigned int num_kernel_qps;
+	unsigned int num_uid_qps;
+	unsigned int num_foreign_qps;
+	kuid_t kick_uid;
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/*

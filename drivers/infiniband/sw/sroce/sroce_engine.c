@@ -435,6 +435,19 @@ static int sroce_worker_fn(void *arg)
  */
 #define SROCE_KICK_ROUNDS 4
 /*
+ * Whether a user's kick may run w's passes in the kicking task: only if
+ * every QP w serves is a user QP of the kicker's effective uid. A kernel
+ * ULP's QP, or another user's, never waits on a task that a user may
+ * throttle, starve or stop; the worker runs them. Under w->lock.
+ */
+static bool sroce_worker_kick_may_run(struct sroce_worker *w)
+{
+	lockdep_assert_held(&w->lock);
+	return !w->num_kernel_qps && !w->num_foreign_qps &&
+	       uid_eq(w->kick_uid, current_euid());
+}
+
+/*
  * Passes a kick's round runs at most: on the shortcut a request, its
  * answer and the completion take one pass between QPs of one worker
  * (worker->chase) and up to three otherwise, and a kick that stops
@@ -463,6 +476,11 @@ void sroce_engine_run(struct sroce_qp *qp)
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
 		if (!mutex_trylock(&w->lock))
 			return;	/* the holder finds the note */
+		if (!sroce_worker_kick_may_run(w)) {
+			sroce_stat_add(qp->sdev, SROCE_STAT_KICKS_DEFERRED, 1);
+			sroce_worker_unlock(w);	/* wakes it: the note is set */
+			return;
+		}
 		clear_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
 		noio = memalloc_noio_save();
@@ -512,11 +530,31 @@ static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
 	}
 }
 
+/* Counts qp as a QP of w's owners (see struct sroce_worker), under lock. */
+static void sroce_worker_count_owner(struct sroce_worker *w,
+				     struct sroce_qp *qp, int delta)
+{
+	if (!qp->is_user) {
+		w->num_kernel_qps += delta;
+		return;
+	}
+	if (delta > 0) {
+		if (!w->num_uid_qps && !w->num_foreign_qps)
+			w->kick_uid = qp->owner;
+		qp->kick_foreign = !uid_eq(qp->owner, w->kick_uid);
+	}
+	if (qp->kick_foreign)
+		w->num_foreign_qps += delta;
+	else
+		w->num_uid_qps += delta;
+}
+
 static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
 				  int delta)
 {
 	lockdep_assert_held(&w->lock);
 	w->num_qps += delta;
+	sroce_worker_count_owner(w, qp, delta);
 	if (sroce_qp_binds(qp))
 		sroce_worker_count_binding(w, delta);
 }
@@ -602,16 +640,35 @@ static void sroce_qp_timer_fn(struct timer_list *t)
 }
 
 /*
+ * Whether qp should start on w: a user QP where its owner's kicks may
+ * run (no kernel QP, no other user's), a kernel QP where no user QP is.
+ * The counts are read without w's lock: a placement hint.
+ */
+static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
+{
+	unsigned int kernel, uid, foreign;
+	kuid_t kick_uid;
+
+	kernel = data_race(w->num_kernel_qps);	/* a hint, see above */
+	uid = data_race(w->num_uid_qps);	/* likewise */
+	foreign = data_race(w->num_foreign_qps);	/* likewise */
+	kick_uid = data_race(w->kick_uid);	/* likewise */
+	if (!qp->is_user)
+		return !uid && !foreign;
+	return !kernel && !foreign && (!uid || uid_eq(kick_uid, qp->owner));
+}
+
+/*
  * A kernel RC QP (a ULP's connection; not QP1) is steered to the worker
  * of its send CQ's vector (see worker_bind), if the device has one; any
- * other QP starts on the least loaded worker (ties go to the lowest
- * index). A shortcut QP then joins its peer's worker when it connects
- * (sroce_engine_pair_qp).
+ * other QP starts on the least loaded worker that suits it (ties go to
+ * the lowest index), or the least loaded. A shortcut QP then joins its
+ * peer's worker when it connects (sroce_engine_pair_qp).
  */
 static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_worker *w = &sdev->workers[0];
+	struct sroce_worker *w = NULL;
 	unsigned int i;
 	int cpu;
 
@@ -625,6 +682,14 @@ static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 			}
 		}
 	}
+	/* The least loaded that suits it, else the least loaded. */
+	for (i = 0; i < sdev->num_workers; i++)
+		if (sroce_worker_suits(&sdev->workers[i], qp) &&
+		    (!w || sdev->workers[i].num_qps < w->num_qps))
+			w = &sdev->workers[i];
+	if (w)
+		return w;
+	w = &sdev->workers[0];
 	for (i = 1; i < sdev->num_workers; i++)
 		if (sdev->workers[i].num_qps < w->num_qps)
 			w = &sdev->workers[i];
