@@ -127,17 +127,29 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* For kernel CQ polling: the CQ's QPs outlive their completions. */
+/*
+ * For kernel CQ polling: the QP of a CQE, if it still completes to cq. A
+ * CQE can outlive its QP (a consumer may destroy it before polling its
+ * flushes), and its QPN may name another consumer's QP by then: only a
+ * QP that uses cq is the consumer's to be handed (destroy_qp's RCU grace
+ * period keeps the one looked at valid meanwhile).
+ */
 struct ib_qp *sroce_cq_qp_of(struct sroce_cq *cq, u32 qpn)
 {
+	struct ib_qp *ibqp = NULL;
 	struct sroce_qp *qp;
 
+	rcu_read_lock();
 	if (qpn == SROCE_GSI_QPN)
-		qp = xa_load(&sroce_gsi_qps,
-			     to_sdev(cq->ibcq.device)->ndev->ifindex);
+		qp = sroce_xa_load_rcu(&sroce_gsi_qps,
+				       to_sdev(cq->ibcq.device)->ndev->ifindex);
 	else
-		qp = xa_load(&sroce_qps, qpn);
-	return qp ? &qp->ibqp : NULL;
+		qp = sroce_xa_load_rcu(&sroce_qps, qpn);
+	if (qp && (qp->ibqp.send_cq == &cq->ibcq ||
+		   qp->ibqp.recv_cq == &cq->ibcq))
+		ibqp = &qp->ibqp;
+	rcu_read_unlock();
+	return ibqp;
 }
 
 /* Where a QP is found by number: GSI QPs by netdev, the others by QPN. */
