@@ -24,6 +24,8 @@
  *                          win, both of the peer's PD) for remote write
  *                          and read, from the last RC QP; print
  *                          "bound RKEY"
+ *   rereg                  re-register mr with the access it has (its
+ *                          keys stay); print "rereg RKEY"
  *   quit
  *
  * Q counts the RC QPs first (0..NUM_RC-1), then UC, then the one UD QP.
@@ -36,7 +38,7 @@
 #include <unistd.h>
 #include "testlib.h"
 
-#define NUM_RC 9
+#define NUM_RC 10
 #define NUM_UC 2
 #define NUM_QP (NUM_RC + NUM_UC + 1)
 #define PAGE 4096
@@ -45,6 +47,11 @@
 #define PEER_PSN 0x100		/* the adversary's first PSN */
 #define OWN_PSN 0x200		/* this side's first PSN */
 #define UD_QKEY 0x11111111
+
+#define MR_ACCESS                                                       \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |              \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |             \
+	 IBV_ACCESS_MW_BIND)
 
 enum { BUF_MR, BUF_OTHER, BUF_LOCAL, BUF_WIN, NUM_BUF };
 static const char *const buf_names[NUM_BUF] = {
@@ -277,9 +284,7 @@ int main(int argc, char **argv)
 	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	if (!pd || !other_pd || !cq)
 		tl_die("setup");
-	mr = ibv_reg_mr(pd, middle(BUF_MR), PAGE, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
+	mr = ibv_reg_mr(pd, middle(BUF_MR), PAGE, MR_ACCESS);
 	win_mr = ibv_reg_mr(pd, middle(BUF_WIN), PAGE, IBV_ACCESS_LOCAL_WRITE |
 			    IBV_ACCESS_MW_BIND);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
@@ -352,6 +357,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(word, "bind") &&
 			   sscanf(line, "%*s %15s", name) == 1) {
 			cmd_bind(name);
+		} else if (!strcmp(word, "rereg")) {
+			if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+					 NULL, 0, MR_ACCESS))
+				printf("error rereg %d\n", errno);
+			else
+				printf("rereg %u\n", mr->rkey);
 		} else if (!strcmp(word, "guards")) {
 			cmd_guards();
 		} else if (!strcmp(word, "quit")) {

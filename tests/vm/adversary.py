@@ -27,7 +27,7 @@ ROCE_PORT = 4791
 PEER_QPN_BASE = 0x1000
 PEER_PSN = 0x100
 OWN_PSN = 0x200
-NUM_RC, NUM_UC = 9, 2
+NUM_RC, NUM_UC = 10, 2
 UD_Q = NUM_RC + NUM_UC
 UD_QKEY = 0x11111111
 PAGE = 4096
@@ -526,13 +526,13 @@ def main():
              lambda: peer.send(qpn(7), PEER_PSN, w, reth(v.va, v.rkey, 64),
                                b"\x99" * 32), SYN_NAK_INV)
 
-    # --- The last RC QP: a key revoked in the middle of a WRITE. ---
+    # --- The last two RC QPs: keys revoked between check and copy. ---
     # The victim's type 1 window over the MR takes the first packet of a
     # two-packet WRITE; then the victim binds the window over another
     # buffer. The rkey the WRITE began with grants nothing any more: its
     # last packet is refused at the moment of its copy, and neither the
     # MR nor the window's new buffer gets its bytes.
-    q = NUM_RC - 1
+    q = NUM_RC - 2
     rkey1 = int(v.ask("bind mr")[0].split()[1])
     first, last = b"\x71" * 1024, b"\x72" * 1024
     peer.send(qpn(q), PEER_PSN, WRITE_FIRST, reth(v.va, rkey1, 2048), first)
@@ -559,6 +559,68 @@ def main():
     check(v.dump("win") == initial(0x55), "the window's new buffer is "
           "unchanged")
     memory_intact("a WRITE through a window rebound between its packets")
+
+    # READ responses the victim queued while its link was full outlive
+    # no re-registration: the plug qdisc on the victim's side holds its
+    # packets until the device's TX limit stops the responder, which then
+    # keeps READs admitted but unanswered; the victim re-registers the MR
+    # (same keys); once the plug is gone, the next response's copy finds
+    # the key revoked: a remote access NAK, and nothing after it.
+    q = NUM_RC - 1
+    root_tc = ["nsenter", "-t", "1", "-n", "tc", "qdisc"]
+    check(subprocess.run(root_tc + ["add", "dev", "v0", "root", "plug",
+                                    "limit", "100000000"]).returncode == 0,
+          "the victim's packets are plugged")
+
+    def queued_answers():
+        out = subprocess.run(["nsenter", "-t", "1", "-n", "rdma", "-dd",
+                              "res", "show", "qp", "lqpn", str(qpn(q))],
+                             capture_output=True, text=True).stdout.split()
+        return int(out[out.index("drv_reads_to_answer") + 1]) \
+            if "drv_reads_to_answer" in out else -1
+
+    r_psn = PEER_PSN
+    queued = 0
+    for burst in range(40):
+        for k in range(16):
+            peer.send(qpn(q), r_psn, READ_REQ, reth(v.va, v.rkey, PAGE))
+            r_psn += 4
+        time.sleep(0.2)
+        queued = queued_answers()
+        if queued > 0:
+            break
+    check(queued > 0, "the full link leaves READs admitted and not answered "
+          "(%d after %d READs)" % (queued, (r_psn - PEER_PSN) // 4))
+    c0 = counters()
+    rereg = v.ask("rereg")[0]
+    check(rereg == "rereg %d" % v.rkey, "the MR is re-registered under the "
+          "same key (%s)" % rereg)
+    subprocess.run(root_tc + ["del", "dev", "v0", "root"])
+    nak, last_resp, resp = None, -1, 0
+    while True:
+        r = peer.recv(5, from_victim(q))
+        if r is None:
+            break
+        if r["op"] == ACK and r["syndrome"] >= 0x60:
+            nak = r
+        elif 0x0D <= r["op"] <= 0x10:
+            resp += 1
+            last_resp = max(last_resp, r["psn"])
+            if nak is not None:
+                break
+    check(nak is not None and nak["syndrome"] == SYN_NAK_ACCESS,
+          "a queued READ response after the re-registration: NAK 0x%x "
+          "(got %s, after %d responses)" %
+          (SYN_NAK_ACCESS, nak and hex(nak["syndrome"]), resp))
+    check(nak is not None and last_resp < nak["psn"],
+          "no READ response for its PSN or a later one (last %d, NAK %s)" %
+          (last_resp, nak and nak["psn"]))
+    c1 = counters()
+    check(c1.get("keys_revoked", 0) - c0.get("keys_revoked", 0) == 1,
+          "counted once in keys_revoked")
+    check(wait_poll_state(q, IBV_QPS_ERR), "the QP is in ERR")
+    v.poll()
+    memory_intact("READ responses queued across a re-registration")
 
     # --- UC: no NAKs; a bad WRITE is dropped and the QP goes on. ---
     q = NUM_RC
