@@ -550,9 +550,10 @@ def main():
           r["psn"] == PEER_PSN + 1,
           "the WRITE's last packet after the rebind: NAK 0x%x for its PSN "
           "(got %s)" % (SYN_NAK_ACCESS, r and hex(r["syndrome"])))
-    c1 = counters()
-    check(c1.get("keys_revoked", 0) - c0.get("keys_revoked", 0) == 1 and
-          c1.get("error_naks_sent", 0) - c0.get("error_naks_sent", 0) == 1,
+    # The NAK may arrive before its sender counted it: wait for the count.
+    check(wait_counter("keys_revoked", c0.get("keys_revoked", 0), 1) == 1 and
+          wait_counter("error_naks_sent", c0.get("error_naks_sent", 0),
+                       1) == 1,
           "counted once in keys_revoked and error_naks_sent")
     check(wait_poll_state(q, IBV_QPS_ERR), "the QP is in ERR")
     v.poll()
@@ -591,6 +592,19 @@ def main():
             break
     check(queued > 0, "the full link leaves READs admitted and not answered "
           "(%d after %d READs)" % (queued, (r_psn - PEER_PSN) // 4))
+    # Meanwhile a WRITE asking for an ACK (of the bytes the MR holds, so
+    # that it changes nothing) leaves an ACK, or a NAK if a READ before
+    # it was dropped, pending behind the queued responses: the worker
+    # must sleep (a jiffy at a time) while the link is full, not loop on
+    # the answer it cannot send.
+    peer.send(qpn(q), r_psn, WRITE_ONLY, reth(v.va, v.rkey, 64),
+              bytes(mr[0:64]))
+    time.sleep(0.2)
+    s0 = counters().get("sleeps", 0)
+    time.sleep(1)
+    slept = counters().get("sleeps", 0) - s0
+    check(slept >= 10, "the worker sleeps while answers wait for the full "
+          "link (%d sleeps in 1 s)" % slept)
     c0 = counters()
     rereg = v.ask("rereg")[0]
     check(rereg == "rereg %d" % v.rkey, "the MR is re-registered under the "
@@ -615,8 +629,7 @@ def main():
     check(nak is not None and last_resp < nak["psn"],
           "no READ response for its PSN or a later one (last %d, NAK %s)" %
           (last_resp, nak and nak["psn"]))
-    c1 = counters()
-    check(c1.get("keys_revoked", 0) - c0.get("keys_revoked", 0) == 1,
+    check(wait_counter("keys_revoked", c0.get("keys_revoked", 0), 1) == 1,
           "counted once in keys_revoked")
     check(wait_poll_state(q, IBV_QPS_ERR), "the QP is in ERR")
     v.poll()
