@@ -223,9 +223,9 @@ struct sroce_mr {
 	/*
 	 * The generation: every change of what a key grants (REG_MR, an
 	 * invalidation, a bind, deregistration) bumps it under state_lock,
-	 * then waits until copiers is 0; every copy counts itself in
-	 * copiers and compares the generation its segment was checked at
-	 * (sroce_mr_table.c).
+	 * then waits until copiers is 0; every copy compares the generation
+	 * its segment was checked at, and one into a fast-registration MR
+	 * or through a window counts itself in copiers (sroce_mr_table.c).
 	 */
 	u64 gen;
 	atomic_t copiers;

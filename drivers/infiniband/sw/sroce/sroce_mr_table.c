@@ -10,11 +10,17 @@
  *   MR) bumps the MR's gen under state_lock, then waits until no copy is
  *   inside the MR, and only then writes the new range, access and key;
  * - a segment records the gen read before its key was checked; every
- *   access to its memory counts itself in the MR's copiers, then compares
- *   the gen: a segment of an older generation gives no memory, so a copy
- *   that starts after a change returns fails, and a change waits for the
- *   copy it overlaps (one page at most: an access neither sleeps nor is
- *   preempted);
+ *   access to its memory compares the gen: a segment of an older
+ *   generation gives no memory, so a copy that starts after a change
+ *   returns fails;
+ * - an access to memory whose lifetime is not the segment's (a
+ *   fast-registration MR's pages, which its kernel consumer frees once
+ *   the invalidation completed; a window, whose bind drops the MR it
+ *   was bound to) also counts itself in the MR's copiers first, and a
+ *   change waits for the copy it overlaps (one page at most: such an
+ *   access neither sleeps nor is preempted). A user MR's pages stay
+ *   pinned while a segment holds the MR, and a DMA MR's fields never
+ *   change: their accesses compare the gen only, and cost no atomic;
  * - a window's segment is translated at each access, through the parent
  *   the window is bound to now, whose own gen must still be the one the
  *   bind checked; the final address is checked against the parent's
@@ -87,22 +93,38 @@ void sroce_mr_retire(struct sroce_mr *mr)
 	spin_unlock(&mr->state_lock);
 }
 
-/* Counts an access into mr if mr is still at gen; preemption is off. */
+/* Whether an access to mr must be counted (see the rules above). */
+static bool sroce_mr_counted(const struct sroce_mr *mr)
+{
+	return mr->kind == SROCE_MR_FAST || mr->kind == SROCE_MR_MW;
+}
+
+/*
+ * Enters mr for an access if mr is still at gen: counted, with preemption
+ * off, where sroce_mr_counted() says.
+ */
 static bool sroce_mr_enter(struct sroce_mr *mr, u64 gen)
 {
+	if (!sroce_mr_counted(mr))
+		return READ_ONCE(mr->gen) == gen;
+	preempt_disable();
 	atomic_inc(&mr->copiers);
 	smp_mb__after_atomic();	/* copiers, then gen; pairs with the change */
 	if (likely(READ_ONCE(mr->gen) == gen))
 		return true;
 	atomic_dec(&mr->copiers);
+	preempt_enable();
 	return false;
 }
 
 static void sroce_mr_leave(struct sroce_mr *mr)
 {
+	if (!sroce_mr_counted(mr))
+		return;
 	/* The access's loads and stores, then the count. */
 	smp_mb__before_atomic();
 	atomic_dec(&mr->copiers);
+	preempt_enable();
 }
 
 /*
@@ -277,18 +299,14 @@ bool sroce_mw_grants(struct sroce_mr *win, u64 gen, struct sroce_qp *qp,
 	struct sroce_mr *parent;
 	bool ok;
 
-	preempt_disable();
-	if (!sroce_mr_enter(win, gen)) {
-		preempt_enable();
+	if (!sroce_mr_enter(win, gen))
 		return false;
-	}
 	/* Entered: the bind's fields and its parent stay as they are. */
 	parent = win->parent;
 	ok = parent && sroce_mr_allows(win, qp->ibqp.pd, iova, len, access) &&
 	     (win->mw_type == 1 || win->bound_qpn == qp->ibqp.qp_num) &&
 	     READ_ONCE(parent->gen) == win->parent_gen;
 	sroce_mr_leave(win);
-	preempt_enable();
 	return ok;
 }
 
@@ -331,14 +349,14 @@ static void *sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
 /*
  * Enters seg's MR and, for a window, the MR it is bound to now; returns
  * that MR with *iova translated into it, or NULL with nothing entered.
- * Preemption is off from here to sroce_mr_exit().
+ * Until sroce_mr_exit() the caller neither sleeps nor begins another
+ * access to the same segment.
  */
 static struct sroce_mr *sroce_mr_enter_seg(const struct sroce_seg *seg,
 					   u64 *iova, struct sroce_mr_access *a)
 {
 	struct sroce_mr *mr = seg->mr, *win;
 
-	preempt_disable();
 	if (!sroce_mr_enter(mr, seg->gen))
 		goto fail;
 	a->win = NULL;
@@ -355,7 +373,6 @@ static struct sroce_mr *sroce_mr_enter_seg(const struct sroce_seg *seg,
 	a->mr = mr;
 	return mr;
 fail:
-	preempt_enable();
 	sroce_stat_add(to_sdev(seg->mr->ibmr.device), SROCE_STAT_KEYS_REVOKED,
 		       1);
 	return NULL;
@@ -366,7 +383,6 @@ static void sroce_mr_exit(struct sroce_mr_access *a)
 	sroce_mr_leave(a->mr);
 	if (a->win)
 		sroce_mr_leave(a->win);
-	preempt_enable();
 }
 
 void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
