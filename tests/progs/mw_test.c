@@ -187,6 +187,36 @@ static int local_inv(struct pair *p, uint32_t key)
 	return wait(p->cq[0], &wc);
 }
 
+/*
+ * The peer of x SENDs 16 bytes that invalidate key into a receive of x's
+ * owner; returns the send's status, *rwc: the receive's completion.
+ */
+static int send_inv(struct pair *x, uint32_t key, struct ibv_wc *rwc)
+{
+	struct ibv_sge rsge = { .addr = (uintptr_t)buf + 8192, .length = 64,
+				.lkey = mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 21, .sg_list = &rsge,
+				   .num_sge = 1 }, *rbad;
+	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = 16,
+			       .lkey = src_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 22, .opcode = IBV_WR_SEND_WITH_INV,
+				  .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .invalidate_rkey = key }, *bad;
+	struct ibv_wc wc;
+	int st;
+
+	memset(rwc, 0, sizeof(*rwc));
+	rwc->status = IBV_WC_GENERAL_ERR;
+	if (ibv_post_recv(x->qp[0], &rwr, &rbad) ||
+	    ibv_post_send(x->qp[1], &wr, &bad))
+		return -1;
+	st = wait(x->cq[1], &wc);
+	if (wait(x->cq[0], rwc) < 0)
+		rwc->status = IBV_WC_GENERAL_ERR;
+	return st;
+}
+
 static void type1(void)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
@@ -224,7 +254,8 @@ static void type1(void)
 	tl_check(st == IBV_WC_REM_ACCESS_ERR && holds(4096 + 100, 3000),
 		 "no WRITE through it (%d)", st);
 	free_pair(&p);
-	st = fresh_op(IBV_WR_RDMA_READ, (uintptr_t)buf + 4096, old, 8);
+	/* Inside the new binding: only the key can refuse it. */
+	st = fresh_op(IBV_WR_RDMA_READ, (uintptr_t)buf + 8192, old, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR, "the old key is dead (%d)", st);
 
 	make_pair(&p);
@@ -305,7 +336,7 @@ static void type2(bool wr_api)
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	const char *how = wr_api ? "ibv_wr_bind_mw" : "IBV_WR_BIND_MW";
 	struct ibv_wc wc;
-	struct pair p;
+	struct pair p, q;
 	uint32_t key;
 	int st;
 
@@ -342,9 +373,15 @@ static void type2(bool wr_api)
 	key = ibv_inc_rkey(mw->rkey);
 	st = bind2(&p, mw, key, info(mr, 0, 4096, IBV_ACCESS_REMOTE_READ),
 		   wr_api);
-	st = st ?: local_inv(&p, key);
-	tl_check(!st, "LOCAL_INV of a bound type 2 window (%d)", st);
-	st = peer_op(&p, IBV_WR_RDMA_READ, 0, key, 8);
+	tl_check(!st, "type 2 window bound for READs at buf (%d)", st);
+	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
+	tl_check(!st, "a READ through it works (%d)", st);
+	make_pair(&q);
+	st = local_inv(&q, key);
+	tl_check(!st, "LOCAL_INV of a bound type 2 window on any QP of its PD (%d)",
+		 st);
+	free_pair(&q);
+	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR, "its key is dead after (%d)", st);
 	free_pair(&p);
 
@@ -353,29 +390,22 @@ static void type2(bool wr_api)
 	st = bind2(&p, mw, key, info(mr, 0, 4096, IBV_ACCESS_REMOTE_READ),
 		   wr_api);
 	tl_check(!st, "bound again under a new key (%d)", st);
-	{
-		struct ibv_sge rsge = { .addr = (uintptr_t)buf + 8192,
-					.length = 64, .lkey = mr->lkey };
-		struct ibv_recv_wr rwr = { .wr_id = 21, .sg_list = &rsge,
-					   .num_sge = 1 }, *rbad;
-		struct ibv_sge sge = { .addr = (uintptr_t)src, .length = 16,
-				       .lkey = src_mr->lkey };
-		struct ibv_send_wr wr = { .wr_id = 22,
-					  .opcode = IBV_WR_SEND_WITH_INV,
-					  .sg_list = &sge, .num_sge = 1,
-					  .send_flags = IBV_SEND_SIGNALED,
-					  .invalidate_rkey = key }, *bad;
-
-		st = ibv_post_recv(p.qp[0], &rwr, &rbad) ||
-		     ibv_post_send(p.qp[1], &wr, &bad);
-		st = st ? -1 : wait(p.cq[1], &wc);
-		tl_check(!st, "SEND_WITH_INV naming it completes (%d)", st);
-		st = wait(p.cq[0], &wc);
-		tl_check(!st && (wc.wc_flags & IBV_WC_WITH_INV) &&
-			 wc.invalidated_rkey == key,
-			 "the receive reports the window's key invalidated");
-	}
-	st = peer_op(&p, IBV_WR_RDMA_READ, 0, key, 8);
+	/* A SEND with invalidate ends a window only on the QP it is bound to. */
+	make_pair(&q);
+	st = send_inv(&q, key, &wc);
+	tl_check(st == IBV_WC_REM_INV_REQ_ERR &&
+		 wc.status == IBV_WC_REM_INV_REQ_ERR,
+		 "a SEND_WITH_INV naming it on another QP of the PD fails (%d, receive %d)",
+		 st, (int)wc.status);
+	free_pair(&q);
+	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
+	tl_check(!st, "the window still works on its own QP (%d)", st);
+	st = send_inv(&p, key, &wc);
+	tl_check(!st, "SEND_WITH_INV naming it on its own QP completes (%d)", st);
+	tl_check(wc.status == IBV_WC_SUCCESS && (wc.wc_flags & IBV_WC_WITH_INV) &&
+		 wc.invalidated_rkey == key,
+		 "the receive reports the window's key invalidated");
+	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR,
 		 "its key is dead after remote invalidation (%d)", st);
 	free_pair(&p);

@@ -4,7 +4,8 @@
 # through the page list, keys, states, access and PD checks, the
 # unsignaled LOCAL_INV + REG_MR + SEND chain; the engine's counters move
 # with them. ibv_rereg_mr in every mode (mr_rereg); memory windows of
-# type 1 and 2 (mw_test).
+# type 1 and 2 (mw_test), and a type 1 window rebound between two MRs
+# while a peer accesses it (mw_race; SROCE_TEST_RACE_SECONDS, default 5).
 . ./lib.sh
 KMOD=$SROCE_TOP/tests/kmod/sroce_frwr_test.ko
 make_veth v0 1
@@ -44,4 +45,7 @@ check "mw_test" test $? -eq 0
 check "the device offers memory windows" \
 	sh -c "ibv_devinfo -v -d sroce0 | grep -q MEM_WINDOW_TYPE_2B"
 check "every object is gone after mw_test" wait_for 10 objects_at "$base"
+"$T/mw_race" sroce0 1 "${SROCE_TEST_RACE_SECONDS:-5}"
+check "mw_race: a window rebound under accesses through it" test $? -eq 0
+check "every object is gone after mw_race" wait_for 10 objects_at "$base"
 finish

@@ -748,10 +748,16 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key, u64 *gen);
 u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 			  const struct sroce_wqe_reg *reg);
 /*
- * Invalidates key: a valid or invalidated fast-registration MR of pd under
- * that key becomes invalid. -ENOENT: no such MR in pd; -EINVAL: not its key.
+ * LOCAL_INV of key posted on a QP of pd: a valid or invalidated
+ * fast-registration MR or type 2 window of pd under that key becomes
+ * invalid. -ENOENT: no such MR in pd; -EINVAL: not its key.
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+/*
+ * The same for a SEND with invalidate that arrived on qp; a bound window
+ * only if it is bound to qp (-EACCES otherwise, and it stays valid).
+ */
+int sroce_mr_invalidate_remote(struct sroce_qp *qp, u32 key);
 /* Executes a BIND_MW of qp; returns a completion status. */
 u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_wqe_bind *bind);
 /*

@@ -209,7 +209,14 @@ u8 sroce_mr_fast_register(struct sroce_dev *sdev, struct ib_pd *pd,
 	return status;
 }
 
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+/*
+ * Invalidates key for a LOCAL_INV (receiver NULL: any QP of pd may) or for
+ * a SEND with invalidate that arrived on receiver: a bound type 2B window
+ * only on the QP it is bound to, the one QP its remote peer can use it
+ * through, so that no peer of the PD ends another connection's window.
+ */
+static int sroce_mr_invalidate_from(struct sroce_dev *sdev, struct ib_pd *pd,
+				    u32 key, const struct sroce_qp *receiver)
 {
 	struct sroce_mr *mr;
 	int err = -EINVAL;
@@ -218,7 +225,10 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	if (!mr)
 		return -ENOENT;
 	spin_lock(&mr->state_lock);
-	if (mr->state != SROCE_MR_FREE && mr->key == key) {
+	if (receiver && sroce_mr_is_mw(mr) && mr->state == SROCE_MR_VALID &&
+	    mr->bound_qpn != receiver->ibqp.qp_num) {
+		err = -EACCES;
+	} else if (mr->state != SROCE_MR_FREE && mr->key == key) {
 		WRITE_ONCE(mr->state, SROCE_MR_INVALID);
 		sroce_mr_change(mr);
 		err = 0;
@@ -227,6 +237,16 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	spin_unlock(&mr->state_lock);
 	sroce_mr_put(mr);
 	return err;
+}
+
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	return sroce_mr_invalidate_from(sdev, pd, key, NULL);
+}
+
+int sroce_mr_invalidate_remote(struct sroce_qp *qp, u32 key)
+{
+	return sroce_mr_invalidate_from(qp->sdev, qp->ibqp.pd, key, qp);
 }
 
 /* Local write means nothing for a window; consumers pass it all the same. */

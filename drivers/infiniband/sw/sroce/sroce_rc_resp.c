@@ -193,10 +193,11 @@ static enum sroce_rc_verdict sroce_rc_exec_send(struct sroce_qp *qp,
 	if (flags & SROCE_HDR_LAST) {
 		/*
 		 * The requester's key to invalidate: one of this QP's PD that
-		 * can be invalidated, else the message fails on both sides.
+		 * can be invalidated from here, else the message fails on
+		 * both sides.
 		 */
 		if ((flags & SROCE_HDR_IETH) &&
-		    sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, pkt->ieth_rkey)) {
+		    sroce_mr_invalidate_remote(qp, pkt->ieth_rkey)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_BAD_INVALIDATE, 1);
 			sroce_rc_finish_recv(qp, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV,
 					     0, pkt);
