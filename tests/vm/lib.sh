@@ -54,16 +54,29 @@ sroce_stat() {
 	cat /sys/class/infiniband/*/ports/1/hw_counters/"$1" 2>/dev/null |
 		awk '{ s += $1 } END { print s + 0 }'
 }
+
+# stat_above NAME VALUE: sroce's counter NAME is above VALUE.
+stat_above() { [ "$(sroce_stat "$1")" -gt "$2" ]; }
+
+# stat_moving NAME SECONDS: sroce's counter NAME grows within SECONDS:
+# what it counts (wqes: work the engine does) is happening now.
+stat_moving() { wait_for "$2" stat_above "$1" "$(sroce_stat "$1")"; }
+
 # loopback_perftest CMD...: perftest's CMD as server and as client on this
-# host (they meet over 127.0.0.1); the client's status, its output in
-# /tmp/perftest.log.
+# host (they meet over 127.0.0.1); 0 if both exit with 0; the client's
+# output in /tmp/perftest.log, the server's printed if it failed.
 loopback_perftest() {
-	local rc
-	timeout 120 "$@" > /dev/null 2>&1 &
+	local rc srv
+	timeout 120 "$@" > /tmp/perftest-server.log 2>&1 &
+	srv=$!
 	sleep 1.5
 	timeout 120 "$@" 127.0.0.1 > /tmp/perftest.log 2>&1
 	rc=$?
-	wait
+	if ! wait "$srv"; then
+		echo "# the $1 server failed:"
+		sed 's/^/#   /' /tmp/perftest-server.log
+		rc=1
+	fi
 	return $rc
 }
 module_loaded() { [ -d /sys/module/sroce ]; }

@@ -80,15 +80,19 @@ nfs_round() {
 }
 
 # nfs_copy_across FILE CMD...: FILE of $NFS_SRC is copied into the (mounted)
-# export; a second in, CMD restarts the server. The copy must complete
-# intact; what went wrong is printed as "# " lines.
+# export; a second in, CMD restarts the server. CMD must succeed and the
+# copy complete intact; what went wrong is printed as "# " lines.
 nfs_copy_across() {
 	local file=$NFS_SRC/$1 cp_pid rc
 	shift
 	cp "$file" "$NFS_MNT/restart" 2> /tmp/nfs-cp.err &
 	cp_pid=$!
 	sleep 1
-	"$@"
+	if ! "$@"; then
+		echo "# the restart ($*) failed"
+		wait $cp_pid
+		return 1
+	fi
 	wait $cp_pid
 	rc=$?
 	sync

@@ -8,6 +8,7 @@ base=$(cat "$OBJECTS")
 check "ibv_devices lists sroce0" sh -c 'ibv_devices | grep -q "sroce0"'
 check "ibv_devinfo -v -d sroce0" sh -c 'ibv_devinfo -v -d sroce0 > /dev/null'
 "$T/pd_loop" sroce0 20 500
+check "pd_loop: 20 rounds of 500 PDs" test $? -eq 0
 check "no PD left after the loop" objects_at "$base" pds
 check "no context left after the loop" objects_at "$base" ucontexts
 "$T/parent_domain" sroce0 1

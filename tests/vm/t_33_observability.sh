@@ -152,19 +152,23 @@ lat() {	# lat [nobody] [SERVER]: ib_send_lat on sroce0 (as uid 65534)
 d0=$(sroce_stat kicks_deferred)
 k0=$(sroce_stat kicks)
 lat > /dev/null 2>&1 &
+server=$!
 sleep 1.5
 lat 127.0.0.1 > /tmp/perftest.log 2>&1
 check "ib_send_lat between two processes of one user" test $? -eq 0
-wait
+wait "$server"
+check "and its server ends with status 0" test $? -eq 0
 check "they kicked the engine" test $(($(sroce_stat kicks) - k0)) -gt 0
 check_eq "and ran every kick themselves" 0 \
 	$(($(sroce_stat kicks_deferred) - d0))
 d0=$(sroce_stat kicks_deferred)
 lat > /dev/null 2>&1 &
+server=$!
 sleep 1.5
 lat nobody 127.0.0.1 > /tmp/perftest.log 2>&1
 check "ib_send_lat with the client another user" test $? -eq 0
-wait
+wait "$server"
+check "and its server ends with status 0" test $? -eq 0
 check "kicks were left to the worker ($(($(sroce_stat kicks_deferred) - d0)))" \
 	test $(($(sroce_stat kicks_deferred) - d0)) -gt 0
 
