@@ -113,10 +113,34 @@ drive() {
 	net_snapshot
 }
 
+# The counters that move when packets are lost, reordered or duplicated.
+LOSS_COUNTERS="retransmits timeouts seq_naks_sent seq_naks_received duplicate_requests"
+
+loss_count() {
+	local c sum=0
+	for c in $LOSS_COUNTERS; do
+		sum=$((sum + $(cat /sys/class/infiniband/"$D"/ports/1/hw_counters/$c)))
+	done
+	echo "$sum"
+}
+
+# netem_on: the link loses, reorders and duplicates from here on; the
+# loss counters' sum is kept for loss_seen.
 netem_on() {
-	modprobe sch_netem
+	loss_count > /tmp/loss-before &&
+	modprobe sch_netem &&
 	tc qdisc add dev "$IF" root netem delay 1ms loss 5% reorder 10% \
 		duplicate 2%
+}
+
+# loss_seen: since netem_on, sroce retransmitted, timed out, sent or got a
+# sequence NAK or saw a duplicate: the loss was there and was recovered
+# from by the protocol, not by luck.
+loss_seen() {
+	local n
+	n=$(($(loss_count) - $(cat /tmp/loss-before)))
+	echo "# loss counters ($LOSS_COUNTERS) moved by $n"
+	[ "$n" -gt 0 ]
 }
 
 netem_off() {

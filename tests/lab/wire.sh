@@ -123,9 +123,10 @@ big=$((1 << 20))
 pair sroce-sroce "$(guest 10 11 sroce 1500 "
 serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
-netem_on
+lab_check 'netem loses, reorders and duplicates on the link' netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
+lab_check 'the lossy phase moved the loss counters (server)' loss_seen
 cm_phases serve sroce-sroce
 nfs_phase serve 'nfs sroce->sroce'
 iser_phase serve 'iser sroce->sroce'
@@ -137,9 +138,10 @@ watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed 
 lab_check 'a worker serving wire QPs ran at nice -10' grep -qx -- -10 /tmp/nices
 lab_check 'workers are back at nice 0 once their wire QPs are gone' workers_at_nice_0
 serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
-netem_on
+lab_check 'netem loses, reorders and duplicates on the link' netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
+lab_check 'the lossy phase moved the loss counters (client)' loss_seen
 cm_phases drive sroce-sroce
 nfs_phase drive 'nfs sroce->sroce' $((16 << 20))
 iser_phase drive 'iser sroce->sroce'

@@ -1,6 +1,7 @@
 # Teardown under traffic: a process killed mid-transfer, rdma link delete,
 # netdev removal and rmmod while ib_write_bw runs. No hang, no leak, and
-# the kernel log stays clean (vm-run checks it).
+# the kernel log stays clean (vm-run checks it). Before each teardown the
+# traffic is shown running: both processes alive, the wqes counter moving.
 . ./lib.sh
 objects_gone() {
 	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
@@ -18,6 +19,9 @@ for how in kill link ndev rmmod; do
 	rdma link add sroce0 type sroce netdev v0
 	base=$(cat "$OBJECTS")
 	start_traffic
+	check "$how: both ib_write_bw sides run" kill -0 "$srv" "$cli"
+	check "$how: their WQEs move just before the teardown" \
+		stat_moving wqes 5
 	case $how in
 	kill) pkill -9 -x ib_write_bw ;;
 	link) check "rdma link delete under traffic" timeout 30 rdma link delete sroce0 ;;

@@ -1,14 +1,15 @@
 # Teardown under load, many times: each cycle adds sroce0, starts
 # ib_write_bw and ib_send_bw on 4 QPs each and a PD allocator, then after a
 # random moment removes everything by rdma link delete, netdev removal,
-# rmmod or SIGKILL of the processes (in turn). Counted over
+# rmmod or SIGKILL of the processes (in turn), once the traffic is seen
+# running (every process alive, the wqes counter moving). Counted over
 # SROCE_TEST_TEARDOWN_CYCLES cycles (default 6; make check-debug runs 100):
 # removals that hung, processes that SIGKILL could not end within 10 s
 # (stuck in the kernel), and objects left. Then a fresh device carries
 # verified RC traffic.
 . ./lib.sh
 cycles=${SROCE_TEST_TEARDOWN_CYCLES:-6}
-hung=0 stuck=0 leaked=0
+hung=0 stuck=0 leaked=0 idle=0
 objects_gone() {
 	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
 }
@@ -33,6 +34,11 @@ for i in $(seq 1 "$cycles"); do
 	"$T/pd_loop" sroce0 100000 50 > /dev/null 2>&1 &
 	pids+=($!)
 	sleep "$((RANDOM % 3)).$((RANDOM % 10))"
+	# The load is there when the teardown comes: every process alive
+	# and the engine's WQE count moving.
+	if ! kill -0 "${pids[@]}" || ! stat_moving wqes 5; then
+		idle=$((idle + 1))
+	fi
 	case $((i % 4)) in
 	0) timeout 30 rdma link delete sroce0 || hung=$((hung + 1)) ;;
 	1) timeout 30 ip link del v0 || hung=$((hung + 1)) ;;
@@ -53,6 +59,7 @@ for i in $(seq 1 "$cycles"); do
 	rdma link delete sroce0 2>/dev/null
 	ip link del v0 2>/dev/null
 done
+check_eq "traffic ran at each of the $cycles teardowns" 0 "$idle"
 check_eq "no removal hung in $cycles cycles" 0 "$hung"
 check_eq "every process could be killed after its device went away" 0 "$stuck"
 check_eq "no object was left behind" 0 "$leaked"
