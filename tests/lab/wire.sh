@@ -32,17 +32,30 @@ iters=${SROCE_WIRE_ITERS:-120}
 echo "# wire lab seed $seed (replay: SROCE_TEST_SEED=$seed)"
 passed=0
 failed=0
+reruns=0
+# The runs a stall discarded or made count, kept past this script.
+. "$top/scripts/lib.sh"
+mkdir -p "$SROCE_CACHE/jobs"
+kept=$(mktemp -d "$SROCE_CACHE/jobs/wire-kept.XXXXXX")
 
 # A VM's virtio-net TX ring that QEMU stopped draining for good (see
 # scripts/lab/socket-link): the guest's TX watchdog names it.
 link_stall='NETDEV WATCHDOG: .*transmit queue [0-9]+ timed out'
 
-# stop_on_stall NAME: powers both VMs of pair NAME off (their QEMUs) once
-# a log shows a stalled link, which nothing in the guests can undo; the
-# pair's later phases would only wait out their timeouts.
+# stop_on_stall NAME: once a log shows a stalled link, asks the stalled
+# VM's QEMU whose side the stall is on (scripts/lab/virtio-tx-state, into
+# $logs/NAME-stall), then powers both VMs of pair NAME off (their QEMUs):
+# nothing in the guests can undo it, and the pair's later phases would
+# only wait out their timeouts.
 stop_on_stall() {
+	local h
 	until grep -qsE "$link_stall" "$logs/$1-"[AB].log; do
 		sleep 5
+	done
+	for h in A B; do
+		grep -qsE "$link_stall" "$logs/$1-$h.log" || continue
+		echo "host$h: $("$top/scripts/lab/virtio-tx-state" "$logs/$1-$h.qmp" 2>&1)" \
+			>> "$logs/$1-stall"
 	done
 	pkill -f 'qemu-system-x86_64 .*mac=52:54:00:00:00:0[ab],'
 }
@@ -51,16 +64,16 @@ stop_on_stall() {
 # runs the scripts; sets ra and rb to their exit statuses.
 run_pair() {
 	local name=$1 port=$((20000 + RANDOM % 20000)) a w
-	rm -f "$logs/$name-"[AB].log
+	rm -f "$logs/$name-"[AB].log "$logs/$name-"[AB].qmp "$logs/$name-stall"
 	stop_on_stall "$name" &
 	w=$!
 	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-1500}" --name hostA \
-		--mac 52:54:00:00:00:0a --nic "listen:$port" -- \
+		--mac 52:54:00:00:00:0a --nic "listen:$port" --qmp "$logs/$name-A.qmp" -- \
 		bash -c "$2" > "$logs/$name-A.log" 2>&1 &
 	a=$!
 	sleep 2
 	"$top/scripts/vm-run" --cpus 1 --timeout "${SROCE_WIRE_TIMEOUT:-1500}" --name hostB \
-		--mac 52:54:00:00:00:0b --nic "connect:$port" -- \
+		--mac 52:54:00:00:00:0b --nic "connect:$port" --qmp "$logs/$name-B.qmp" -- \
 		bash -c "$3" > "$logs/$name-B.log" 2>&1
 	rb=$?
 	wait $a
@@ -69,26 +82,73 @@ run_pair() {
 	wait $w 2> /dev/null
 }
 
+# kernel_findings NAME: what the kernel logs of pair NAME's VMs (as
+# vm-run shows them) report besides the stalled link's own watchdog
+# warning: BUG, soft lockup, hung task, any other WARNING, oops.
+kernel_findings() {
+	grep -hE 'BUG:|soft lockup|INFO: task .* blocked|WARNING:|Oops|general protection|KASAN:|UBSAN:' \
+		"$logs/$1-"[AB].log | grep -vE 'sch_generic\.c|dev_watchdog'
+}
+
+# rerun_refused NAME: why pair NAME's stalled run must count as it is
+# (printed), or nothing (status 1) when the stall was QEMU's alone: a
+# stalled VM whose QEMU took none of the frames its guest posted (seen
+# from outside the guest), and kernel logs with nothing else to report.
+rerun_refused() {
+	local f
+	f=$(kernel_findings "$1")
+	if [ -n "$f" ]; then
+		echo "its kernel logs report more than the stall: $(head -n 1 <<< "$f")"
+	elif ! [ -s "$logs/$1-stall" ]; then
+		echo "no look from outside the guests was taken"
+	elif grep -qv '^host[AB]: host:' "$logs/$1-stall"; then
+		echo "the stall is not QEMU's: $(grep -v '^host[AB]: host:' "$logs/$1-stall" | head -n 1)"
+	else
+		return 1
+	fi
+}
+
+# keep_run NAME RUN: pair NAME's logs, stall verdict included, go to the
+# kept directory as NAME-runRUN-*, its findings are shown.
+keep_run() {
+	local f
+	for f in "$logs/$1-"[AB].log "$logs/$1-stall"; do
+		[ -e "$f" ] && cp "$f" "$kept/$(basename "${f/$1-/$1-run$2-}")"
+	done
+	grep -hE "$link_stall|^\[host[AB]\] not ok - " "$logs/$1-"[AB].log |
+		head -n 12 | sed "s/^/# run $2: /"
+	sed "s/^/# run $2: /" "$logs/$1-stall" 2> /dev/null
+}
+
 # pair NAME SCRIPT_A SCRIPT_B: runs the pair and counts its checks; a VM
-# that fails counts one more. A run whose link stalled is shown (its
-# failed checks and the watchdog's first words, as comments) and the pair
-# runs again, up to three runs; only the last run counts, and a third
-# stall fails it.
+# that fails counts one more. A run whose link stalled is kept (its logs
+# in $kept, its failed checks and the stall's verdict shown) and the
+# pair runs again only if the stall was QEMU's alone (rerun_refused), up
+# to three runs; then only the last run counts, and a third stall fails
+# it. A stall that may not be rerun counts as a failure, with its run's
+# own checks.
 pair() {
-	local name=$1 ra rb runs=1
+	local name=$1 ra rb runs=1 why
 	run_pair "$@"
-	while grep -qE "$link_stall" "$logs/$name-"[AB].log && [ $runs -lt 3 ]; do
-		echo "# $name: the link between the VMs stalled; the pair runs again"
-		grep -hE "$link_stall|^\[host[AB]\] not ok - " "$logs/$name-"[AB].log |
-			head -n 12 | sed "s/^/# run $runs: /"
+	while grep -qE "$link_stall" "$logs/$name-"[AB].log; do
+		keep_run "$name" "$runs"
+		if why=$(rerun_refused "$name"); then
+			echo "not ok - $name: the link stalled and the run counts: $why" |
+				tee -a "$logs/not-ok"
+			failed=$((failed + 1))
+			break
+		fi
+		if [ $runs -eq 3 ]; then
+			echo "not ok - $name: QEMU stalled the link in all $runs runs" |
+				tee -a "$logs/not-ok"
+			failed=$((failed + 1))
+			break
+		fi
+		echo "# $name: QEMU stalled the link in run $runs (logs in $kept); the pair runs again"
 		run_pair "$@"
 		runs=$((runs + 1))
+		reruns=$((reruns + 1))
 	done
-	if grep -qE "$link_stall" "$logs/$name-"[AB].log; then
-		echo "not ok - $name: the link between the VMs stalled in all $runs runs" |
-			tee -a "$logs/not-ok"
-		failed=$((failed + 1))
-	fi
 	grep -hE '^\[host[AB]\] (not )?ok - |^\[host[AB]\] # ' \
 		"$logs/$name-A.log" "$logs/$name-B.log"
 	grep -hE '^\[host[AB]\] not ok - ' "$logs/$name-"[AB].log >> "$logs/not-ok"
@@ -188,5 +248,10 @@ nvme_phase serve 'nvme sroce->rxe'")"
 echo "(seed $seed)"
 # The failures again, where a log's tail (CI's) shows them.
 [ -s "$logs/not-ok" ] && sed 's/^/failed: /' "$logs/not-ok"
-echo "wire: $passed passed, $failed failed"
+if [ -z "$(ls -A "$kept")" ]; then
+	rmdir "$kept"
+else
+	echo "# runs with a stalled link are kept in $kept"
+fi
+echo "wire: $passed passed, $failed failed ($reruns reruns)"
 [ "$failed" -eq 0 ]
