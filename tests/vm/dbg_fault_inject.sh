@@ -6,6 +6,7 @@
 #    with the task filter): nothing hangs, and once injection stops the
 #    objects return to the baseline, verified traffic runs, and
 #    rdma link delete and rmmod succeed. kmemleak is checked by the caller.
+# vm-checks: 8
 . ./lib.sh
 F=/sys/kernel/debug
 if [ ! -e $F/failslab ] || [ ! -e $F/fail_page_alloc ]; then

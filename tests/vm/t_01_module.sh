@@ -1,4 +1,5 @@
 # The module loads and unloads on its own, with its debugfs counters.
+# vm-checks: 7
 . ./lib.sh
 check "modprobe sroce" modprobe sroce
 check "module is loaded" module_loaded

@@ -1,5 +1,6 @@
 # rdma link add autoloads the module and makes a device; duplicates and
 # netdevs that cannot carry RoCE are refused; rdma link delete removes it.
+# vm-checks: 21
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2

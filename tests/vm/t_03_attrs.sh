@@ -1,5 +1,6 @@
 # Device, port and GID attributes read back through the provider match the
 # netdev and the capabilities that exist today.
+# vm-checks: 18
 . ./lib.sh
 make_veth v0 1
 ip link set v0 address 02:11:22:33:44:55

@@ -1,5 +1,6 @@
 # Port state and active MTU follow the netdev (carrier, up/down, MTU), and
 # state changes reach applications as asynchronous events.
+# vm-checks: 19
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

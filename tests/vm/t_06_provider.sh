@@ -1,6 +1,7 @@
 # The provider binds sroce devices, PDs and parent domains work through it,
 # and a provider that speaks another ABI refuses the device with a clear
 # message.
+# vm-checks: 31
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -1,5 +1,6 @@
 # rdma link delete completes while a process holds the device open: the
 # process is told (DEVICE_FATAL), its objects are torn down, nothing leaks.
+# vm-checks: 14
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

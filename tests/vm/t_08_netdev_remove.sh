@@ -1,5 +1,6 @@
 # Deleting the netdev removes the sroce device, also with users attached
 # and when the removal is slow.
+# vm-checks: 15
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2

@@ -1,6 +1,7 @@
 # rmmod with devices present removes them all, also while a process holds
 # one open: the process is told (DEVICE_FATAL) and can still close it after
 # the module is gone.
+# vm-checks: 9
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2

@@ -2,6 +2,7 @@
 # removed by rdma link delete, by netdev removal or by killing the
 # processes; rounds repeat. The kernel log must stay clean (vm-run checks
 # it) and no object may leak.
+# vm-checks: 4
 . ./lib.sh
 rounds=${SROCE_TEST_RACE_ROUNDS:-12}
 bad=0 idle=0

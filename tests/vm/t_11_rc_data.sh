@@ -2,6 +2,7 @@
 # every opcode, unmodified ibv_rc_pingpong and perftest clients; packets
 # handed over to a QP of the running worker and, with the module parameter
 # shortcut_hand_over=0, queued as descriptors.
+# vm-checks: 70
 . ./lib.sh
 HAND_OVER=/sys/module/sroce/parameters/shortcut_hand_over
 make_veth v0 1

@@ -2,6 +2,7 @@
 # receive buffers, a vanished peer, misaligned atomics and flushes, with
 # packets handed over and queued (t_11); and CQ
 # resizing with completions held, including a refused shrink.
+# vm-checks: 77
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -2,6 +2,7 @@
 # kernel log stays clean (vm-run checks it), the bad rings are refused and
 # counted (qp_ring_errors), QPs end in the error state or ready to send,
 # completions carry valid statuses, and everything can be torn down.
+# vm-checks: 52
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -2,6 +2,7 @@
 # netdev removal and rmmod while ib_write_bw runs. No hang, no leak, and
 # the kernel log stays clean (vm-run checks it). Before each teardown the
 # traffic is shown running: both processes alive, the wqes counter moving.
+# vm-checks: 15
 . ./lib.sh
 objects_gone() {
 	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]

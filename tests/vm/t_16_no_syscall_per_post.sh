@@ -1,6 +1,7 @@
 # The fast path: in a steady ib_write_bw stream, posting makes no system
 # call. The engine counts every kick (a process's system call that woke it)
 # and every WQE it starts; kicks must stay a small fraction of the WQEs.
+# vm-checks: 8
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

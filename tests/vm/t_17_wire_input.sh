@@ -1,5 +1,6 @@
 # Hostile packets from the wire: every one is dropped and counted by
 # reason, and the kernel log stays clean (vm-run checks it).
+# vm-checks: 9
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -6,6 +6,7 @@
 # `rdma resource show` and the driver's objects are back to the baseline
 # (the kernel MAD layer's PD, CQ, QP1 and MR).
 # vm-timeout: 420
+# vm-checks: 187
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

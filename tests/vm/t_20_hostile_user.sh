@@ -2,6 +2,7 @@
 # have written while WQEs are in flight, an SQD address change from the
 # wire to the shortcut, shortcut QPs aimed at other users' QPs by number,
 # mmap of a ring racing its resize and destroy, and kill -9 mid-step.
+# vm-checks: 49
 . ./lib.sh
 peer_netns quiet 2001:db8::2
 rdma link add sroce0 type sroce netdev v0

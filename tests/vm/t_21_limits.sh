@@ -2,6 +2,7 @@
 # (the kernel's own PD, CQ, QP1 and MR count too), and ring memory is
 # charged to the memory cgroup of the process that asked for it.
 # vm-timeout: 600
+# vm-checks: 25
 . ./lib.sh
 make_veth v0 1
 check "modprobe sroce with small limits" \

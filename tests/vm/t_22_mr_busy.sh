@@ -1,6 +1,7 @@
 # Deregistering an MR that the engine still uses returns at once; the
 # pages are released once the WQE that held them is flushed. The peer is
 # an address in another network namespace where nothing answers.
+# vm-checks: 12
 . ./lib.sh
 peer_netns quiet 2001:db8::2
 rdma link add sroce0 type sroce netdev v0

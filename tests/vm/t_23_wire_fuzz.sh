@@ -4,6 +4,7 @@
 # then the victim's memory, its teardown and verified traffic on a fresh
 # QP are checked (vm-run checks the kernel log). SROCE_TEST_FUZZ_SEED
 # replays a run.
+# vm-checks: 15
 . ./lib.sh
 secs=${SROCE_TEST_FUZZ_SECONDS:-60}
 peer_netns fuzz 2001:db8::2 2001:db8::3

@@ -4,6 +4,7 @@
 # 60; make check-debug runs it longer), seed printed (SROCE_TEST_FUZZ_SEED
 # replays it). Afterwards the device's objects are back at their baseline,
 # verified traffic runs, and the device and module go away promptly.
+# vm-checks: 12
 . ./lib.sh
 secs=${SROCE_TEST_FUZZ_SECONDS:-60}
 seed=${SROCE_TEST_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}

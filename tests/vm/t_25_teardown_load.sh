@@ -7,6 +7,7 @@
 # removals that hung, processes that SIGKILL could not end within 10 s
 # (stuck in the kernel), and objects left. Then a fresh device carries
 # verified RC traffic.
+# vm-checks: 11
 . ./lib.sh
 cycles=${SROCE_TEST_TEARDOWN_CYCLES:-6}
 hung=0 stuck=0 leaked=0 idle=0

@@ -2,6 +2,7 @@
 # QPs sharing one, the limit event, LAST_WQE_REACHED, destroy rules, a
 # hostile producer index), unmodified ibv_srq_pingpong and perftest's
 # --use-srq; objects return to their baseline.
+# vm-checks: 32
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -17,6 +17,7 @@
 # many events as raising each at once (on the stock kernel about 1/7,
 # on the debug one about half).
 # vm-timeout: 900
+# vm-checks: 62
 . ./lib.sh
 . ./storage-lib.sh
 make_veth v0 1

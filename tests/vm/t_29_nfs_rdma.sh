@@ -5,6 +5,7 @@
 # every file's checksum; nfsd is restarted in the middle of a copy, which
 # the client rides out. The client registers memory with REG_MR (counted).
 # vm-timeout: 600
+# vm-checks: 7
 . ./lib.sh
 . ./nfs-lib.sh
 make_veth v0 1

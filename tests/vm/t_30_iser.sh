@@ -6,6 +6,7 @@
 # group is disabled under I/O: the I/O fails after the session's
 # replacement timeout, and logout cleans up.
 # vm-timeout: 420
+# vm-checks: 15
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh

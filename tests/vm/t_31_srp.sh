@@ -6,6 +6,7 @@
 # is disabled under I/O: the I/O fails after fast_io_fail_tmo, and
 # removing the SRP port cleans up.
 # vm-timeout: 420
+# vm-checks: 16
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh

@@ -10,6 +10,7 @@
 # engine's fast_regs counter shows. Last, the stack is loaded plainly
 # again.
 # vm-timeout: 600
+# vm-checks: 40
 . ./lib.sh
 . ./storage-lib.sh
 . ./scsi-lib.sh

@@ -2,6 +2,7 @@
 # port's hw counters (rdma statistic, sysfs hw_counters), kept per device;
 # each QP's details through restrack (rdma resource show qp -dd); the
 # tracepoints (tracefs, perf).
+# vm-checks: 30
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2

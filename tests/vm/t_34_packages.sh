@@ -7,6 +7,7 @@
 # prebuilt modules, so dpkg -i installs that build instead of compiling
 # for ten minutes under TCG. SROCE_TEST_DKMS_BUILD=1 compiles in the VM.
 # vm-timeout: 900
+# vm-checks: 18
 . ./lib.sh
 kver=$(uname -r)
 deb_dkms=$(ls "$SROCE_BUILD"/deb/sroce-dkms_*_all.deb 2> /dev/null)
