@@ -54,41 +54,12 @@ static atomic_ulong accesses_posted;
 static unsigned long binds;
 static int binder_error;
 
-struct pair {
-	struct ibv_qp *qp[2];	/* 0: the arena's side; 1: the peer */
-	struct ibv_cq *cq[2];
-};
-
-static int make_pair(struct pair *p)
+static int make_pair(struct tl_rc_pair *p)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-	};
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		p->cq[i] = ibv_create_cq(ctx, 8, NULL, NULL, 0);
-		init.send_cq = init.recv_cq = p->cq[i];
-		p->qp[i] = p->cq[i] ? ibv_create_qp(pd, &init) : NULL;
-		if (!p->qp[i])
-			return -1;
-	}
-	return tl_connect_rc_pair(p->qp[0], p->qp[1], &gid, gid_index, 5);
+	return tl_rc_pair_create(p, ctx, pd, pd, 0, &gid, gid_index);
 }
 
-static void free_pair(struct pair *p)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ibv_destroy_qp(p->qp[i]);
-		ibv_destroy_cq(p->cq[i]);
-	}
-}
-
-static int bind_to(struct pair *p, struct ibv_mr *m, uint32_t len)
+static int bind_to(struct tl_rc_pair *p, struct ibv_mr *m, uint32_t len)
 {
 	struct ibv_mw_bind b = {
 		.wr_id = 1, .send_flags = IBV_SEND_SIGNALED,
@@ -108,7 +79,7 @@ static void *binder(void *arg)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;	/* the binder's own delays */
 	unsigned long posted;
-	struct pair p;
+	struct tl_rc_pair p;
 
 	(void)arg;
 	if (make_pair(&p)) {
@@ -140,7 +111,7 @@ static void *binder(void *arg)
 		binds += 2;
 	}
 	atomic_store(&stop, true);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	return NULL;
 }
 
@@ -171,7 +142,7 @@ static bool arena_intact(void)
  * One access of len bytes ending at A's end, under key; returns its
  * status. A WRITE sends fill; a READ must bring back what A holds there.
  */
-static int access_a(struct pair *p, bool write, uint32_t len, uint8_t fill,
+static int access_a(struct tl_rc_pair *p, bool write, uint32_t len, uint8_t fill,
 		    uint32_t key, bool *data_ok)
 {
 	uint8_t *there = arena + A_OFF + A_LEN - len;
@@ -204,7 +175,7 @@ int main(int argc, char **argv)
 	unsigned long ok = 0, refused = 0, bad_status = 0, bad_data = 0;
 	struct timespec now;
 	pthread_t thread;
-	struct pair p;
+	struct tl_rc_pair p;
 	time_t until;
 	int i;
 
@@ -212,10 +183,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mw_race DEV GID_INDEX SECONDS\n");
 		return 2;
 	}
-	ctx = tl_open_device(argv[1]);
 	gid_index = atoi(argv[2]);
-	if (ibv_query_gid(ctx, 1, gid_index, &gid))
-		tl_die("ibv_query_gid");
+	ctx = tl_open_with_gid(argv[1], gid_index, &gid);
 	pd = ibv_alloc_pd(ctx);
 	arena = aligned_alloc(PAGE, ARENA);
 	local = aligned_alloc(PAGE, MAX_IO);
@@ -254,7 +223,7 @@ int main(int argc, char **argv)
 		} else if (st == IBV_WC_REM_ACCESS_ERR) {
 			/* The key died under the access: the QP is in error. */
 			refused++;
-			free_pair(&p);
+			tl_rc_pair_destroy(&p);
 			if (make_pair(&p))
 				tl_die("reconnecting");
 		} else {
@@ -283,7 +252,7 @@ int main(int argc, char **argv)
 		 "nothing reached B, the guard pages or the rest of A");
 	tl_check(binds >= 100 && ok >= 20 && refused >= 20,
 		 "the race ran: binds, accesses that landed and refused ones");
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	ibv_dealloc_mw(mw);
 	ibv_dereg_mr(local_mr);
 	ibv_dereg_mr(mr_b);

@@ -30,42 +30,12 @@ static int gid_index;
 static uint8_t *buf, *src;
 static struct ibv_mr *mr, *src_mr;
 
-struct pair {
-	struct ibv_qp *qp[2];	/* 0: owner of the MR and windows; 1: peer */
-	struct ibv_cq *cq[2];
-};
-
-static void make_pair(struct pair *p)
+/* qp[0]: the owner of the MR and windows; qp[1]: its peer. */
+static void make_pair(struct tl_rc_pair *p)
 {
-	struct ibv_qp_init_attr_ex init = {
-		.qp_type = IBV_QPT_RC, .pd = pd,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_BIND_MW |
-				  IBV_QP_EX_WITH_RDMA_WRITE,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-	};
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		p->cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-		init.send_cq = init.recv_cq = p->cq[i];
-		p->qp[i] = p->cq[i] ? ibv_create_qp_ex(ctx, &init) : NULL;
-		if (!p->qp[i])
-			tl_die("creating a QP");
-	}
-	if (tl_connect_rc_pair(p->qp[0], p->qp[1], &gid, gid_index, 3))
-		tl_die("connecting");
-}
-
-static void free_pair(struct pair *p)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ibv_destroy_qp(p->qp[i]);
-		ibv_destroy_cq(p->cq[i]);
-	}
+	if (tl_rc_pair_create(p, ctx, pd, pd, IBV_QP_EX_WITH_BIND_MW |
+			      IBV_QP_EX_WITH_RDMA_WRITE, &gid, gid_index))
+		tl_die("creating and connecting a pair of QPs");
 }
 
 static int wait(struct ibv_cq *cq, struct ibv_wc *wc)
@@ -74,7 +44,7 @@ static int wait(struct ibv_cq *cq, struct ibv_wc *wc)
 }
 
 /* The peer of p WRITEs (or READs) len bytes of src at raddr under rkey. */
-static int peer_op(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
+static int peer_op(struct tl_rc_pair *p, enum ibv_wr_opcode op, uint64_t raddr,
 		   uint32_t rkey, uint32_t len)
 {
 	/* A READ lands in the second half: the first is what WRITEs send. */
@@ -97,12 +67,12 @@ static int peer_op(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
 static int fresh_op(enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		    uint32_t len)
 {
-	struct pair p;
+	struct tl_rc_pair p;
 	int st;
 
 	make_pair(&p);
 	st = peer_op(&p, op, raddr, rkey, len);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	return st;
 }
 
@@ -136,7 +106,7 @@ static struct ibv_mw_bind_info info(struct ibv_mr *m, uint32_t off,
 					  .mw_access_flags = access };
 }
 
-static int bind1(struct pair *p, struct ibv_mw *mw,
+static int bind1(struct tl_rc_pair *p, struct ibv_mw *mw,
 		 struct ibv_mw_bind_info bi)
 {
 	struct ibv_mw_bind b = { .wr_id = 11, .send_flags = IBV_SEND_SIGNALED,
@@ -150,7 +120,7 @@ static int bind1(struct pair *p, struct ibv_mw *mw,
 }
 
 /* A type 2 bind through the ibv_wr_* API (or ibv_post_send). */
-static int bind2(struct pair *p, struct ibv_mw *mw, uint32_t rkey,
+static int bind2(struct tl_rc_pair *p, struct ibv_mw *mw, uint32_t rkey,
 		 struct ibv_mw_bind_info bi, bool wr_api)
 {
 	struct ibv_send_wr wr = { .wr_id = 12, .opcode = IBV_WR_BIND_MW,
@@ -175,7 +145,7 @@ static int bind2(struct pair *p, struct ibv_mw *mw, uint32_t rkey,
 	return wait(p->cq[0], &wc);
 }
 
-static int local_inv(struct pair *p, uint32_t key)
+static int local_inv(struct tl_rc_pair *p, uint32_t key)
 {
 	struct ibv_send_wr wr = { .wr_id = 13, .opcode = IBV_WR_LOCAL_INV,
 				  .send_flags = IBV_SEND_SIGNALED,
@@ -191,7 +161,7 @@ static int local_inv(struct pair *p, uint32_t key)
  * The peer of x SENDs 16 bytes that invalidate key into a receive of x's
  * owner; returns the send's status, *rwc: the receive's completion.
  */
-static int send_inv(struct pair *x, uint32_t key, struct ibv_wc *rwc)
+static int send_inv(struct tl_rc_pair *x, uint32_t key, struct ibv_wc *rwc)
 {
 	struct ibv_sge rsge = { .addr = (uintptr_t)buf + 8192, .length = 64,
 				.lkey = mr->lkey };
@@ -221,7 +191,7 @@ static void type1(void)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	uint32_t old;
-	struct pair p;
+	struct tl_rc_pair p;
 	int st;
 
 	if (!mw)
@@ -238,7 +208,7 @@ static void type1(void)
 	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf + 4096 + 100,
 		     mw->rkey, 3000);
 	tl_check(!st, "a READ through it works (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	st = fresh_op(IBV_WR_RDMA_WRITE, (uintptr_t)buf + 100, mw->rkey, 16);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR && holds(4096 + 100, 3000),
 		 "outside the window: remote access error (%d)", st);
@@ -253,7 +223,7 @@ static void type1(void)
 	st = peer_op(&p, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 8192, mw->rkey, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR && holds(4096 + 100, 3000),
 		 "no WRITE through it (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	/* Inside the new binding: only the key can refuse it. */
 	st = fresh_op(IBV_WR_RDMA_READ, (uintptr_t)buf + 8192, old, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR, "the old key is dead (%d)", st);
@@ -262,7 +232,7 @@ static void type1(void)
 	st = local_inv(&p, mw->rkey);
 	tl_check(st == IBV_WC_LOC_QP_OP_ERR,
 		 "LOCAL_INV of a type 1 window fails (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 
 	/* Deallocated: its key names nothing. */
 	old = mw->rkey;
@@ -277,7 +247,7 @@ static void bind_errors(void)
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	struct ibv_mw *mw2 = ibv_alloc_mw(pd2, IBV_MW_TYPE_1);
 	struct ibv_mr *nobind, *ro;
-	struct pair p;
+	struct tl_rc_pair p;
 	int st;
 
 	nobind = ibv_reg_mr(pd, buf, LEN, IBV_ACCESS_LOCAL_WRITE |
@@ -290,21 +260,21 @@ static void bind_errors(void)
 	st = bind1(&p, mw, info(nobind, 0, 64, IBV_ACCESS_REMOTE_WRITE));
 	tl_check(st == IBV_WC_MW_BIND_ERR,
 		 "an MR without MW_BIND cannot be bound (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	make_pair(&p);
 	st = bind1(&p, mw, info(mr, LEN - 64, 128, IBV_ACCESS_REMOTE_READ));
 	tl_check(st == IBV_WC_MW_BIND_ERR, "a window past the MR fails (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	make_pair(&p);
 	st = bind1(&p, mw, info(ro, 0, 64, IBV_ACCESS_REMOTE_WRITE));
 	tl_check(st == IBV_WC_MW_BIND_ERR,
 		 "remote write over an MR without local write fails (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	make_pair(&p);
 	st = bind2(&p, mw2, ibv_inc_rkey(mw2->rkey),
 		   info(mr, 0, 64, IBV_ACCESS_REMOTE_READ), false);
 	tl_check(st == IBV_WC_MW_BIND_ERR, "another PD's window fails (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 
 	/* A window's key used as an lkey. */
 	make_pair(&p);
@@ -324,7 +294,7 @@ static void bind_errors(void)
 		     wait(p.cq[0], &wc);
 	}
 	tl_check(st == IBV_WC_LOC_PROT_ERR, "a window's key is no lkey (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	ibv_dealloc_mw(mw);
 	ibv_dealloc_mw(mw2);
 	ibv_dereg_mr(nobind);
@@ -336,7 +306,7 @@ static void type2(bool wr_api)
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	const char *how = wr_api ? "ibv_wr_bind_mw" : "IBV_WR_BIND_MW";
 	struct ibv_wc wc;
-	struct pair p, q;
+	struct tl_rc_pair p, q;
 	uint32_t key;
 	int st;
 
@@ -355,7 +325,7 @@ static void type2(bool wr_api)
 		   info(mr, 0, 64, IBV_ACCESS_REMOTE_WRITE), wr_api);
 	tl_check(st == IBV_WC_MW_BIND_ERR,
 		 "no second bind over a valid type 2 window (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	st = fresh_op(IBV_WR_RDMA_WRITE, 0, key, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR && holds(2048 + 1000, 2000),
 		 "another QP cannot use a type 2 window (%d)", st);
@@ -365,7 +335,7 @@ static void type2(bool wr_api)
 	st = bind2(&p, mw, key, info(mr, 0, 4096, IBV_ACCESS_REMOTE_READ),
 		   wr_api);
 	tl_check(st == IBV_WC_MW_BIND_ERR, "nor from another QP (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	ibv_dealloc_mw(mw);
 
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
@@ -380,10 +350,10 @@ static void type2(bool wr_api)
 	st = local_inv(&q, key);
 	tl_check(!st, "LOCAL_INV of a bound type 2 window on any QP of its PD (%d)",
 		 st);
-	free_pair(&q);
+	tl_rc_pair_destroy(&q);
 	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR, "its key is dead after (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 
 	make_pair(&p);
 	key = ibv_inc_rkey(key);
@@ -397,7 +367,7 @@ static void type2(bool wr_api)
 		 wc.status == IBV_WC_REM_INV_REQ_ERR,
 		 "a SEND_WITH_INV naming it on another QP of the PD fails (%d, receive %d)",
 		 st, (int)wc.status);
-	free_pair(&q);
+	tl_rc_pair_destroy(&q);
 	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
 	tl_check(!st, "the window still works on its own QP (%d)", st);
 	st = send_inv(&p, key, &wc);
@@ -408,12 +378,12 @@ static void type2(bool wr_api)
 	st = peer_op(&p, IBV_WR_RDMA_READ, (uintptr_t)buf, key, 8);
 	tl_check(st == IBV_WC_REM_ACCESS_ERR,
 		 "its key is dead after remote invalidation (%d)", st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	tl_check(!ibv_dealloc_mw(mw), "type 2 window deallocated");
 }
 
 /* The peer of p adds 1 at raddr under rkey; *orig: the value it found. */
-static int peer_fetch_add(struct pair *p, uint64_t raddr, uint32_t rkey,
+static int peer_fetch_add(struct tl_rc_pair *p, uint64_t raddr, uint32_t rkey,
 			  uint64_t *orig)
 {
 	/* The original value lands in src's second half, as READs do. */
@@ -447,7 +417,7 @@ static void atomic_alignment(void)
 	struct ibv_mw *off = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	uint64_t orig = 0, want;
 	uint32_t key_ok, key_off;
-	struct pair p;
+	struct tl_rc_pair p;
 	int st;
 
 	if (!ok || !off)
@@ -474,7 +444,7 @@ static void atomic_alignment(void)
 		 !memcmp(buf + 4096, &want, 8) && untouched_but(4096, 8),
 		 "one at offset 0 of the other (buf + 4092) is refused, nothing changed (%d)",
 		 st);
-	free_pair(&p);
+	tl_rc_pair_destroy(&p);
 	ibv_dealloc_mw(off);
 	ibv_dealloc_mw(ok);
 }
@@ -487,10 +457,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mw_test DEV GID_INDEX\n");
 		return 2;
 	}
-	ctx = tl_open_device(argv[1]);
 	gid_index = atoi(argv[2]);
-	if (ibv_query_gid(ctx, 1, gid_index, &gid))
-		tl_die("ibv_query_gid");
+	ctx = tl_open_with_gid(argv[1], gid_index, &gid);
 	pd = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx);
 	buf = aligned_alloc(4096, LEN);

@@ -97,6 +97,18 @@ static inline struct ibv_context *tl_open_device(const char *name)
 	return ctx;
 }
 
+/* tl_open_device(), and *gid: the GID at index gid_index of port 1. */
+static inline struct ibv_context *tl_open_with_gid(const char *name,
+						   int gid_index,
+						   union ibv_gid *gid)
+{
+	struct ibv_context *ctx = tl_open_device(name);
+
+	if (ibv_query_gid(ctx, 1, gid_index, gid))
+		tl_die("ibv_query_gid");
+	return ctx;
+}
+
 /* How tl_connect_rc() sets up a QP; zero fields take the defaults noted. */
 struct tl_rc_conn {
 	uint32_t dest_qpn;
@@ -242,6 +254,55 @@ static inline int tl_connect_rc_pair(struct ibv_qp *a, struct ibv_qp *b,
 		return -1;
 	c.dest_qpn = a->qp_num;
 	return tl_connect_rc(b, &c);
+}
+
+/*
+ * Two RC QPs of one host, each with a CQ of its own, connected to each
+ * other: qp[0] in pd0, qp[1] in pd1, 8 WRs and one SGE each way, the
+ * extended send operations send_ops (IBV_QP_EX_WITH_*; 0: none).
+ */
+struct tl_rc_pair {
+	struct ibv_qp *qp[2];
+	struct ibv_cq *cq[2];
+};
+
+static inline int tl_rc_pair_create(struct tl_rc_pair *p,
+				    struct ibv_context *ctx,
+				    struct ibv_pd *pd0, struct ibv_pd *pd1,
+				    uint64_t send_ops,
+				    const union ibv_gid *gid, int gid_index)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	int i;
+
+	if (send_ops) {
+		init.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		init.send_ops_flags = send_ops;
+	}
+	for (i = 0; i < 2; i++) {
+		p->cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		init.send_cq = init.recv_cq = p->cq[i];
+		init.pd = i ? pd1 : pd0;
+		p->qp[i] = p->cq[i] ? ibv_create_qp_ex(ctx, &init) : NULL;
+		if (!p->qp[i])
+			return -1;
+	}
+	return tl_connect_rc_pair(p->qp[0], p->qp[1], gid, gid_index, 3);
+}
+
+static inline void tl_rc_pair_destroy(struct tl_rc_pair *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ibv_destroy_qp(p->qp[i]);
+		ibv_destroy_cq(p->cq[i]);
+	}
 }
 
 /* A xorshift generator; each test seeds it from its command line. */
