@@ -817,6 +817,7 @@ static inline bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd,
 struct sroce_mr_access {
 	struct sroce_mr *mr;
 	struct sroce_mr *win;
+	bool counted;		/* among copiers: sroce_mr_exit() leaves */
 };
 
 /*
@@ -829,7 +830,17 @@ struct sroce_mr_access {
  */
 void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
 			    struct sroce_mr_access *a);
-void sroce_mr_access_end(struct sroce_mr_access *a, void *addr);
+void sroce_mr_exit(struct sroce_mr_access *a);
+
+/* Ends an access begun with sroce_mr_access_begin() at addr. */
+static inline void sroce_mr_access_end(struct sroce_mr_access *a, void *addr)
+{
+	if (a->mr->kind == SROCE_MR_USER)
+		kunmap_local(addr);
+	if (a->counted)
+		sroce_mr_exit(a);
+}
+
 /*
  * The page of a user MR segment at iova and the offset in it, checked as
  * sroce_mr_access_begin() checks; NULL if the key no longer grants it or

@@ -48,6 +48,7 @@ enum sroce_kick_state {
 	SROCE_KICK_IDLE,
 	SROCE_KICK_QUEUED,
 	SROCE_KICK_ORPHANED,	/* queued, its QP destroyed: holds the module */
+	SROCE_KICK_AWAITED,	/* queued, its QP destroyed by rmmod, which waits */
 };
 
 struct sroce_kick_work {
@@ -74,10 +75,11 @@ static void sroce_kick_task_work(struct callback_head *cb)
 						  cb);
 	struct sroce_qp *qp;
 	/* A write from here on queues a new pass; a full barrier. */
-	bool orphaned = atomic_xchg(&kw->state, SROCE_KICK_IDLE) ==
-			SROCE_KICK_ORPHANED;
+	int was = atomic_xchg(&kw->state, SROCE_KICK_IDLE);
+	bool orphaned = was == SROCE_KICK_ORPHANED;
 
-	wake_up_var(&kw->state);	/* a detach in rmmod waits for it */
+	if (was == SROCE_KICK_AWAITED)
+		wake_up_var(&kw->state);	/* a detach in rmmod waits */
 	rcu_read_lock();
 	qp = rcu_dereference(kw->qp);
 	if (qp && !refcount_inc_not_zero(&qp->refs))
@@ -184,8 +186,10 @@ void sroce_kick_detach(struct sroce_qp *qp)
 	RCU_INIT_POINTER(kw->qp, NULL);
 	if (!try_module_get(THIS_MODULE)) {
 		/* rmmod: the module's code must outlive a queued task_work. */
-		wait_var_event(&kw->state,
-			       atomic_read(&kw->state) != SROCE_KICK_QUEUED);
+		if (atomic_cmpxchg(&kw->state, SROCE_KICK_QUEUED,
+				   SROCE_KICK_AWAITED) == SROCE_KICK_QUEUED)
+			wait_var_event(&kw->state, atomic_read(&kw->state) !=
+					SROCE_KICK_AWAITED);
 	} else if (atomic_cmpxchg(&kw->state, SROCE_KICK_QUEUED,
 				  SROCE_KICK_ORPHANED) != SROCE_KICK_QUEUED) {
 		module_put(THIS_MODULE);

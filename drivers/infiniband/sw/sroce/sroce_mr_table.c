@@ -45,7 +45,7 @@ static bool sroce_mr_names(struct sroce_mr *mr, u32 key)
  * A reference on mr, found under RCU, or NULL if it is going: its last
  * reference went, or deregistration marked it dead just after the lookup.
  */
-static struct sroce_mr *sroce_mr_hold(struct sroce_mr *mr)
+static __always_inline struct sroce_mr *sroce_mr_hold(struct sroce_mr *mr)
 {
 	if (!refcount_inc_not_zero(&mr->refs))
 		return NULL;
@@ -103,7 +103,7 @@ static bool sroce_mr_counted(const struct sroce_mr *mr)
  * Enters mr for an access if mr is still at gen: counted, with preemption
  * off, where sroce_mr_counted() says.
  */
-static bool sroce_mr_enter(struct sroce_mr *mr, u64 gen)
+static __always_inline bool sroce_mr_enter(struct sroce_mr *mr, u64 gen)
 {
 	if (!sroce_mr_counted(mr))
 		return READ_ONCE(mr->gen) == gen;
@@ -117,7 +117,7 @@ static bool sroce_mr_enter(struct sroce_mr *mr, u64 gen)
 	return false;
 }
 
-static void sroce_mr_leave(struct sroce_mr *mr)
+static __always_inline void sroce_mr_leave(struct sroce_mr *mr)
 {
 	if (!sroce_mr_counted(mr))
 		return;
@@ -335,7 +335,8 @@ bool sroce_mw_grants(struct sroce_mr *win, u64 gen, struct sroce_qp *qp,
  * end of its page or block; NULL if iova is outside the MR's range or
  * page list. A user MR's page is mapped (sroce_mr_access_end() unmaps).
  */
-static void *sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
+static __always_inline void *
+sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
 {
 	u64 off, block, idx, addr;
 
@@ -372,14 +373,16 @@ static void *sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
  * Until sroce_mr_exit() the caller neither sleeps nor begins another
  * access to the same segment.
  */
-static struct sroce_mr *sroce_mr_enter_seg(const struct sroce_seg *seg,
-					   u64 *iova, struct sroce_mr_access *a)
+static __always_inline struct sroce_mr *
+sroce_mr_enter_seg(const struct sroce_seg *seg, u64 *iova,
+		   struct sroce_mr_access *a)
 {
 	struct sroce_mr *mr = seg->mr, *win;
 
 	if (!sroce_mr_enter(mr, seg->gen))
 		goto fail;
 	a->win = NULL;
+	a->counted = sroce_mr_counted(mr);	/* a window is */
 	if (mr->kind == SROCE_MR_MW) {
 		win = mr;
 		mr = win->parent;
@@ -398,7 +401,8 @@ fail:
 	return NULL;
 }
 
-static void sroce_mr_exit(struct sroce_mr_access *a)
+/* Leaves what an access entered, if it counted itself in (a->counted). */
+void sroce_mr_exit(struct sroce_mr_access *a)
 {
 	sroce_mr_leave(a->mr);
 	if (a->win)
@@ -408,22 +412,26 @@ static void sroce_mr_exit(struct sroce_mr_access *a)
 void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
 			    struct sroce_mr_access *a)
 {
-	struct sroce_mr *mr = sroce_mr_enter_seg(seg, &iova, a);
+	struct sroce_mr *mr = seg->mr;
 	void *p;
 
+	/* The common case first: a user MR counts nothing, checks gen. */
+	if (likely(mr->kind == SROCE_MR_USER)) {
+		a->mr = mr;
+		a->counted = false;
+		if (likely(READ_ONCE(mr->gen) == seg->gen))
+			return sroce_mr_addr(mr, iova, chunk);
+		sroce_stat_add(to_sdev(mr->ibmr.device),
+			       SROCE_STAT_KEYS_REVOKED, 1);
+		return NULL;
+	}
+	mr = sroce_mr_enter_seg(seg, &iova, a);
 	if (!mr)
 		return NULL;
 	p = sroce_mr_addr(mr, iova, chunk);
-	if (!p)
+	if (!p && a->counted)
 		sroce_mr_exit(a);
 	return p;
-}
-
-void sroce_mr_access_end(struct sroce_mr_access *a, void *addr)
-{
-	if (a->mr->kind == SROCE_MR_USER)
-		kunmap_local(addr);
-	sroce_mr_exit(a);
 }
 
 struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
@@ -445,6 +453,7 @@ struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
 		page = mr->pages[off >> PAGE_SHIFT];
 		*in_page = offset_in_page(off);
 	}
-	sroce_mr_exit(&a);
+	if (a.counted)
+		sroce_mr_exit(&a);
 	return page;
 }

@@ -150,7 +150,21 @@ enum sroce_copy_result sroce_segs_write(const struct sroce_seg *dst,
 					u32 len)
 {
 	struct sroce_seg in = sroce_kseg((void *)src, len);
+	struct sroce_mr_access acc;
+	u32 chunk;
+	void *p;
 
+	/* Most such bytes (an atomic's 8) land in one page of one MR. */
+	if (ndst && dst->kind == SROCE_SEG_MR && dst->len >= len) {
+		p = sroce_mr_access_begin(dst, dst->addr, &chunk, &acc);
+		if (!p)
+			return SROCE_COPY_DST_REVOKED;
+		if (chunk >= len)
+			memcpy(p, src, len);
+		sroce_mr_access_end(&acc, p);
+		if (chunk >= len)
+			return SROCE_COPY_OK;
+	}
 	return sroce_segs_copy(dst, ndst, &in, 1, len);
 }
 
