@@ -474,9 +474,9 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	p=$((p + 1))
 	cm_phase "$r" "$tag ucmatose" 'return status 0' "$p" \
 		"ucmatose -p $p -b $srv4 -c 1 -C 20" "ucmatose -p $p -s $srv4 -c 1 -C 20"
-	p=$((p + 1))
-	cm_phase "$r" "$tag udaddy" 'return status 0' "$p" \
-		"udaddy -p $p -b $srv4 -c 2 -C 10" "udaddy -p $p -s $srv4 -c 2 -C 10"
+	# udaddy has no port option (-p is its port space): its own 7174.
+	cm_phase "$r" "$tag udaddy" 'return status 0' 7174 \
+		"udaddy -b $srv4 -c 2 -C 10" "udaddy -s $srv4 -c 2 -C 10"
 	p=$((p + 1))
 	cm_phase "$r" "$tag ibv_ud_pingpong" 'iters in' "$p" \
 		"ibv_ud_pingpong -p $p -d $D -g $GID4 -n 100 -s 512" \
