@@ -331,6 +331,24 @@ bool sroce_mw_grants(struct sroce_mr *win, u64 gen, struct sroce_qp *qp,
 }
 
 /*
+ * The page of a user MR that holds iova, *in_page the offset of iova in
+ * it; NULL if iova is outside the MR's range.
+ */
+static __always_inline struct page *
+sroce_mr_user_page(const struct sroce_mr *mr, u64 iova, u32 *in_page)
+{
+	u64 off;
+
+	if (iova < mr->iova || iova - mr->iova >= mr->length)
+		return NULL;
+	off = iova - mr->iova + mr->first_page_offset;
+	if ((off >> PAGE_SHIFT) >= mr->npages)
+		return NULL;
+	*in_page = offset_in_page(off);
+	return mr->pages[off >> PAGE_SHIFT];
+}
+
+/*
  * The kernel address of iova in mr (entered), *chunk the bytes up to the
  * end of its page or block; NULL if iova is outside the MR's range or
  * page list. A user MR's page is mapped (sroce_mr_access_end() unmaps).
@@ -339,32 +357,38 @@ static __always_inline void *
 sroce_mr_addr(struct sroce_mr *mr, u64 iova, u32 *chunk)
 {
 	u64 off, block, idx, addr;
+	struct page *page;
+	u32 in_page;
 
+	if (mr->kind == SROCE_MR_USER) {
+		page = sroce_mr_user_page(mr, iova, &in_page);
+		if (!page)
+			return NULL;
+		*chunk = PAGE_SIZE - in_page;
+		return kmap_local_page(page) + in_page;
+	}
 	if (mr->kind == SROCE_MR_DMA) {
 		*chunk = PAGE_SIZE - offset_in_page(iova);
 		return (void *)(uintptr_t)iova;
 	}
-	if (iova < mr->iova || iova - mr->iova >= mr->length)
+	if (mr->kind != SROCE_MR_FAST ||
+	    iova < mr->iova || iova - mr->iova >= mr->length)
 		return NULL;
-	if (mr->kind == SROCE_MR_FAST) {
-		block = BIT_ULL(mr->page_shift);
-		off = iova - mr->iova + (mr->iova & (block - 1));
-		idx = off >> mr->page_shift;
-		if (idx >= READ_ONCE(mr->page_count))
-			return NULL;
-		addr = mr->page_list[idx] + (off & (block - 1));
-		*chunk = min_t(u64, block - (off & (block - 1)),
-			       PAGE_SIZE - offset_in_page(addr));
-		return (void *)(uintptr_t)addr;
-	}
-	if (mr->kind != SROCE_MR_USER)
+	block = BIT_ULL(mr->page_shift);
+	off = iova - mr->iova + (mr->iova & (block - 1));
+	idx = off >> mr->page_shift;
+	if (idx >= READ_ONCE(mr->page_count))
 		return NULL;
-	off = iova - mr->iova + mr->first_page_offset;
-	if ((off >> PAGE_SHIFT) >= mr->npages)
-		return NULL;
-	*chunk = PAGE_SIZE - offset_in_page(off);
-	return kmap_local_page(mr->pages[off >> PAGE_SHIFT]) +
-	       offset_in_page(off);
+	addr = mr->page_list[idx] + (off & (block - 1));
+	*chunk = min_t(u64, block - (off & (block - 1)),
+		       PAGE_SIZE - offset_in_page(addr));
+	return (void *)(uintptr_t)addr;
+}
+
+/* An access found its key revoked or rebound since it was admitted. */
+static void sroce_mr_count_revoked(struct sroce_mr *mr)
+{
+	sroce_stat_add(to_sdev(mr->ibmr.device), SROCE_STAT_KEYS_REVOKED, 1);
 }
 
 /*
@@ -396,8 +420,7 @@ sroce_mr_enter_seg(const struct sroce_seg *seg, u64 *iova,
 	a->mr = mr;
 	return mr;
 fail:
-	sroce_stat_add(to_sdev(seg->mr->ibmr.device), SROCE_STAT_KEYS_REVOKED,
-		       1);
+	sroce_mr_count_revoked(seg->mr);
 	return NULL;
 }
 
@@ -421,8 +444,7 @@ void *sroce_mr_access_begin(const struct sroce_seg *seg, u64 iova, u32 *chunk,
 		a->counted = false;
 		if (likely(READ_ONCE(mr->gen) == seg->gen))
 			return sroce_mr_addr(mr, iova, chunk);
-		sroce_stat_add(to_sdev(mr->ibmr.device),
-			       SROCE_STAT_KEYS_REVOKED, 1);
+		sroce_mr_count_revoked(mr);
 		return NULL;
 	}
 	mr = sroce_mr_enter_seg(seg, &iova, a);
@@ -438,21 +460,15 @@ struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
 			       u32 *in_page)
 {
 	struct sroce_mr_access a;
-	struct page *page = NULL;
+	struct page *page;
 	struct sroce_mr *mr;
-	u64 off;
 
 	if (seg->mr->kind != SROCE_MR_USER)
 		return NULL;
 	mr = sroce_mr_enter_seg(seg, &iova, &a);
 	if (!mr)
 		return NULL;
-	off = iova - mr->iova + mr->first_page_offset;
-	if (iova >= mr->iova && iova - mr->iova < mr->length &&
-	    (off >> PAGE_SHIFT) < mr->npages) {
-		page = mr->pages[off >> PAGE_SHIFT];
-		*in_page = offset_in_page(off);
-	}
+	page = sroce_mr_user_page(mr, iova, in_page);
 	if (a.counted)
 		sroce_mr_exit(&a);
 	return page;
