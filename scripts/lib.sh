@@ -7,6 +7,12 @@ SROCE_KSRC=${SROCE_KSRC:-$SROCE_CACHE/linux-source-6.1}
 SROCE_BUILD=${SROCE_BUILD:-$SROCE_TOP/build}
 export SROCE_TOP SROCE_CACHE SROCE_KSRC SROCE_BUILD
 
+# What in a kernel log fails the run that produced it (scripts/vm-run,
+# tests/lab/wire.sh): oopses, warnings, hung tasks, lockdep, the
+# sanitizers, kmemleak, refcount and list corruption, stuck netdevs.
+# shellcheck disable=SC2034 # used by the scripts that source this
+SROCE_KERNEL_BAD='(BUG:|WARNING:|Oops|general protection fault|kernel BUG|Call Trace:|INFO: task .* blocked|possible circular locking|possible recursive locking|UBSAN:|KASAN:|KFENCE:|ODEBUG:|suspected memory leak|refcount_t:|list_(add|del) corruption|unregister_netdevice: waiting|stalled pool shutdown)'
+
 die() {
 	echo "$(basename "$0"): $*" >&2
 	exit 1

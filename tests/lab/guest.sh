@@ -457,88 +457,80 @@ neigh_short_check() {	# neigh_short_check TAG
 # A third argument "no-flood" leaves out the UC phase of 1024-packet
 # messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
 # flow control) once stalled the lab link for over a minute.
+# cm_next ROLE NAME PATTERN SERVER CLIENT: cm_phase on the next port of
+# cm_phases' own range, which replaces {port} in SERVER and CLIENT.
+cm_next() {
+	p=$((p + 1))
+	cm_phase "$1" "$2" "$3" "$p" "${4//\{port\}/$p}" "${5//\{port\}/$p}"
+}
+
 cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	local r=$1 tag=$2 me4=192.0.2.$ME
 	local srv4=$me4 srv6=2001:db8::$ME p=19000
 	if [ "$r" = drive ]; then srv4=$PEER4; srv6=2001:db8::$PEER; fi
 	modprobe rdma_ucm
-	p=$((p + 1))
-	cm_phase "$r" "$tag rping -V IPv4" 'ping data: rdma-ping-19' "$p" \
-		"rping -p $p -s -a $srv4 -C 20 -V -v" "rping -p $p -c -a $srv4 -C 20 -V -v"
-	p=$((p + 1))
-	cm_phase "$r" "$tag rping -V IPv6" 'ping data: rdma-ping-9' "$p" \
-		"rping -p $p -s -a $srv6 -C 10 -V -v" "rping -p $p -c -a $srv6 -C 10 -V -v"
+	cm_next "$r" "$tag rping -V IPv4" 'ping data: rdma-ping-19' \
+		"rping -p {port} -s -a $srv4 -C 20 -V -v" "rping -p {port} -c -a $srv4 -C 20 -V -v"
+	cm_next "$r" "$tag rping -V IPv6" 'ping data: rdma-ping-9' \
+		"rping -p {port} -s -a $srv6 -C 10 -V -v" "rping -p {port} -c -a $srv6 -C 10 -V -v"
 	# One connection: with two, a client that came too early can have its
 	# first rejected and its second accepted, and the one-shot server
 	# then fails when the exiting client rejects that second REP.
-	p=$((p + 1))
-	cm_phase "$r" "$tag ucmatose" 'return status 0' "$p" \
-		"ucmatose -p $p -b $srv4 -c 1 -C 20" "ucmatose -p $p -s $srv4 -c 1 -C 20"
+	cm_next "$r" "$tag ucmatose" 'return status 0' \
+		"ucmatose -p {port} -b $srv4 -c 1 -C 20" "ucmatose -p {port} -s $srv4 -c 1 -C 20"
 	# udaddy has no port option (-p is its port space): its own 7174.
 	cm_phase "$r" "$tag udaddy" 'return status 0' 7174 \
 		"udaddy -b $srv4 -c 2 -C 10" "udaddy -s $srv4 -c 2 -C 10"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ibv_ud_pingpong" 'iters in' "$p" \
-		"ibv_ud_pingpong -p $p -d $D -g $GID4 -n 100 -s 512" \
-		"ibv_ud_pingpong -p $p -d $D -g $GID4 -n 100 -s 512 $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ibv_uc_pingpong -c" 'iters in' "$p" \
-		"ibv_uc_pingpong -p $p -d $D -g $GID4 -n 100 -c" \
-		"ibv_uc_pingpong -p $p -d $D -g $GID4 -n 100 -c $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_send_bw -R" '^ *65536 +200 ' "$p" \
-		"ib_send_bw -p $p -d $D -R -F -n 200" "ib_send_bw -p $p -d $D -R -F -n 200 $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ibv_srq_pingpong -c (16 QPs, one SRQ)" 'iters in' "$p" \
-		"ibv_srq_pingpong -p $p -d $D -g $GID4 -n 100 -c" \
-		"ibv_srq_pingpong -p $p -d $D -g $GID4 -n 100 -c $srv4"
+	cm_next "$r" "$tag ibv_ud_pingpong" 'iters in' \
+		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512" \
+		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512 $srv4"
+	cm_next "$r" "$tag ibv_uc_pingpong -c" 'iters in' \
+		"ibv_uc_pingpong -p {port} -d $D -g $GID4 -n 100 -c" \
+		"ibv_uc_pingpong -p {port} -d $D -g $GID4 -n 100 -c $srv4"
+	cm_next "$r" "$tag ib_send_bw -R" '^ *65536 +200 ' \
+		"ib_send_bw -p {port} -d $D -R -F -n 200" "ib_send_bw -p {port} -d $D -R -F -n 200 $srv4"
+	cm_next "$r" "$tag ibv_srq_pingpong -c (16 QPs, one SRQ)" 'iters in' \
+		"ibv_srq_pingpong -p {port} -d $D -g $GID4 -n 100 -c" \
+		"ibv_srq_pingpong -p {port} -d $D -g $GID4 -n 100 -c $srv4"
 	# The one stream of RC SENDs without rdma_cm, whose timeout is
 	# perftest's 14 (67 ms) instead of rdma_cm's longer one. A sroce
 	# client queues more in that time than an rdma_rxe server on the debug
 	# kernel can take; every timeout then resends what is queued, and
 	# rdma_rxe drowns in duplicates until the client's retries run out
 	# (IBV_WC_RETRY_EXC_ERR). -u 18: 1.07 s.
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_send_bw --use-srq" '^ *65536 +200 ' "$p" \
-		"ib_send_bw -p $p -d $D -x $GID4 --use-srq -F -n 200 -u 18" \
-		"ib_send_bw -p $p -d $D -x $GID4 --use-srq -F -n 200 -u 18 $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_send_bw -c UD" '^ *1024 +200 ' "$p" \
-		"ib_send_bw -p $p -d $D -x $GID4 -c UD -F -n 200 -s 1024" \
-		"ib_send_bw -p $p -d $D -x $GID4 -c UD -F -n 200 -s 1024 $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_write_bw -c UC" '^ *65536 +200 ' "$p" \
-		"ib_write_bw -p $p -d $D -x $GID4 -c UC -F -n 200" \
-		"ib_write_bw -p $p -d $D -x $GID4 -c UC -F -n 200 $srv4"
+	cm_next "$r" "$tag ib_send_bw --use-srq" '^ *65536 +200 ' \
+		"ib_send_bw -p {port} -d $D -x $GID4 --use-srq -F -n 200 -u 18" \
+		"ib_send_bw -p {port} -d $D -x $GID4 --use-srq -F -n 200 -u 18 $srv4"
+	cm_next "$r" "$tag ib_send_bw -c UD" '^ *1024 +200 ' \
+		"ib_send_bw -p {port} -d $D -x $GID4 -c UD -F -n 200 -s 1024" \
+		"ib_send_bw -p {port} -d $D -x $GID4 -c UD -F -n 200 -s 1024 $srv4"
+	cm_next "$r" "$tag ib_write_bw -c UC" '^ *65536 +200 ' \
+		"ib_write_bw -p {port} -d $D -x $GID4 -c UC -F -n 200" \
+		"ib_write_bw -p {port} -d $D -x $GID4 -c UC -F -n 200 $srv4"
 	# Each side asks for the other's maximum of outstanding READs/atomics
 	# (rdma_rxe offers 128). -u 18 as above: 128 READs of 64 KiB are 8 MiB
 	# that a timeout asks for again, which the debug kernel's rdma_rxe
 	# answers for longer than 8 timeouts of 67 ms.
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_read_bw" '^ *65536 +200 ' "$p" \
-		"ib_read_bw -p $p -d $D -x $GID4 -F -n 200 -u 18" \
-		"ib_read_bw -p $p -d $D -x $GID4 -F -n 200 -u 18 $srv4"
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_atomic_bw" '^ *8 +200 ' "$p" \
-		"ib_atomic_bw -p $p -d $D -x $GID4 -F -n 200" \
-		"ib_atomic_bw -p $p -d $D -x $GID4 -F -n 200 $srv4"
+	cm_next "$r" "$tag ib_read_bw" '^ *65536 +200 ' \
+		"ib_read_bw -p {port} -d $D -x $GID4 -F -n 200 -u 18" \
+		"ib_read_bw -p {port} -d $D -x $GID4 -F -n 200 -u 18 $srv4"
+	cm_next "$r" "$tag ib_atomic_bw" '^ *8 +200 ' \
+		"ib_atomic_bw -p {port} -d $D -x $GID4 -F -n 200" \
+		"ib_atomic_bw -p {port} -d $D -x $GID4 -F -n 200 $srv4"
 	# -u 18 as above: a go-back storm against the debug kernel's rdma_rxe
 	# stalls the stream for seconds, and a stalled stream rightly lets
 	# the entry go to PROBE.
 	neigh_short_start
-	p=$((p + 1))
-	cm_phase "$r" "$tag ib_write_bw -D 8" '^ *65536 +[0-9]+ ' "$p" \
-		"ib_write_bw -p $p -d $D -x $GID4 -F -D 8 -u 18" \
-		"ib_write_bw -p $p -d $D -x $GID4 -F -D 8 -u 18 $srv4"
+	cm_next "$r" "$tag ib_write_bw -D 8" '^ *65536 +[0-9]+ ' \
+		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18" \
+		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18 $srv4"
 	neigh_short_check "$tag"
 	# 1024 packets a message: more than an RC window, which UC has not.
 	[ "${3:-}" = no-flood ] && return
-	p=$((p + 1))
-#FIXME
-	cm_phase "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \
-		'^ *1048576 +20 ' "$p" \
-		"ib_write_bw -p $p -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024" \
-		"ib_write_bw -p $p -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024 $srv4"
+	cm_next "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \
+		'^ *1048576 +20 ' \
+		"ib_write_bw -p {port} -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024" \
+		"ib_write_bw -p {port} -d $D -x $GID4 -c UC -F -n 20 -s 1048576 -m 1024 $srv4"
 }
 
 # The storage phases (NVMe-oF, NFS, iSER, SRP).
