@@ -3,22 +3,22 @@
  * ICRC of RoCEv2 packets (include/sroce/icrc.h).
  */
 #include <kunit/test.h>
-#include <linux/random.h>
 #include <sroce/icrc.h>
 #include <sroce/roce_hdr.h>
+#include "sroce_kunit_rand.h"
 
 #define V4_LEN (20 + 8 + 12 + 32)	/* IPv4, UDP, BTH, 32 bytes payload */
 #define V6_LEN (40 + 8 + 12 + 32)
 
-static void sroce_fill_v4(u8 *p)
+static void sroce_fill_v4(u8 *p, struct rnd_state *rnd)
 {
-	get_random_bytes(p, V4_LEN);
+	prandom_bytes_state(rnd, p, V4_LEN);
 	p[0] = 0x45;
 }
 
-static void sroce_fill_v6(u8 *p)
+static void sroce_fill_v6(u8 *p, struct rnd_state *rnd)
 {
-	get_random_bytes(p, V6_LEN);
+	prandom_bytes_state(rnd, p, V6_LEN);
 	p[0] = 0x60 | (p[0] & 0x0f);
 }
 
@@ -36,10 +36,12 @@ static void sroce_icrc_variant_test(struct kunit *test)
 	static const int v4_variant[] = { 1, 8, 10, 11, 26, 27, 32 };
 	static const int v6_variant[] = { 1, 2, 3, 7, 46, 47, 52 };
 	u8 p[V6_LEN], q[V6_LEN];
+	struct rnd_state rnd;
 	u32 ref;
 	int i;
 
-	sroce_fill_v4(p);
+	sroce_kunit_rand_start(test, &rnd);
+	sroce_fill_v4(p, &rnd);
 	ref = sroce_icrc_of(test, p, V4_LEN);
 	for (i = 0; i < ARRAY_SIZE(v4_variant); i++) {
 		memcpy(q, p, V4_LEN);
@@ -48,7 +50,7 @@ static void sroce_icrc_variant_test(struct kunit *test)
 				    "IPv4 byte %d", v4_variant[i]);
 	}
 	/* The low nibble of IPv6 byte 0 is traffic class. */
-	sroce_fill_v6(p);
+	sroce_fill_v6(p, &rnd);
 	ref = sroce_icrc_of(test, p, V6_LEN);
 	memcpy(q, p, V6_LEN);
 	q[0] ^= 0x0f;
@@ -66,11 +68,13 @@ static void sroce_icrc_invariant_test(struct kunit *test)
 {
 	static const int v4_variant[] = { 1, 8, 10, 11, 26, 27, 32 };
 	u8 p[V4_LEN], q[V4_LEN];
+	struct rnd_state rnd;
 	u32 ref;
 	int i, j;
 	bool variant;
 
-	sroce_fill_v4(p);
+	sroce_kunit_rand_start(test, &rnd);
+	sroce_fill_v4(p, &rnd);
 	ref = sroce_icrc_of(test, p, V4_LEN);
 	for (i = 1; i < V4_LEN; i++) {
 		variant = false;
@@ -140,11 +144,13 @@ static void sroce_icrc_check_cuts(struct kunit *test, const u8 *p, size_t len,
 
 static void sroce_icrc_pieces_test(struct kunit *test)
 {
+	struct rnd_state rnd;
 	u8 p[V6_LEN];
 
-	sroce_fill_v4(p);
+	sroce_kunit_rand_start(test, &rnd);
+	sroce_fill_v4(p, &rnd);
 	sroce_icrc_check_cuts(test, p, V4_LEN, 20 + 8 + 12);
-	sroce_fill_v6(p);
+	sroce_fill_v6(p, &rnd);
 	sroce_icrc_check_cuts(test, p, V6_LEN, 40 + 8 + 12);
 }
 

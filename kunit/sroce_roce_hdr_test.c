@@ -3,8 +3,29 @@
  * RoCEv2 transport headers (include/sroce/roce_hdr.h).
  */
 #include <kunit/test.h>
-#include <linux/random.h>
 #include <sroce/roce_hdr.h>
+#include "sroce_kunit_rand.h"
+
+/*
+ * The header bytes of an opcode by IBTA's tables (BTH 12, RETH 16, AETH 4,
+ * AtomicETH 28, AtomicAckETH 8, ImmDt 4, IETH 4, DETH 8), written here
+ * apart from the code under test: by the low five bits of the opcode, plus
+ * DETH for UD.
+ */
+static size_t ibta_hdr_len(u8 opcode)
+{
+	static const u8 ext[32] = {
+		[0x03] = 4, [0x05] = 4,			/* SEND ... IMM */
+		[0x06] = 16, [0x09] = 4, [0x0a] = 16,	/* WRITE */
+		[0x0b] = 20, [0x0c] = 16,		/* WRITE_ONLY_IMM, READ */
+		[0x0d] = 4, [0x0f] = 4, [0x10] = 4,	/* READ responses */
+		[0x11] = 4, [0x12] = 12,		/* ACK, atomic ACK */
+		[0x13] = 28, [0x14] = 28,		/* atomics */
+		[0x16] = 4, [0x17] = 4,			/* SEND ... INV */
+	};
+
+	return 12 + ext[opcode & 0x1f] + ((opcode >> 5) == 3 ? 8 : 0);
+}
 
 struct sroce_hdr_len_case {
 	u8 opcode;
@@ -42,6 +63,15 @@ static void sroce_hdr_len_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, sroce_opcode_hdr_len(info),
 				    (size_t)sroce_hdr_lens[i].hdr_len,
 				    "%s", info->name);
+		KUNIT_EXPECT_EQ_MSG(test, ibta_hdr_len(sroce_hdr_lens[i].opcode),
+				    (size_t)sroce_hdr_lens[i].hdr_len,
+				    "the test's own table, %s", info->name);
+	}
+	for (i = 0; i < 256; i++) {
+		info = sroce_opcode_info(i);
+		if (info)
+			KUNIT_EXPECT_EQ_MSG(test, sroce_opcode_hdr_len(info),
+					    ibta_hdr_len(i), "%s", info->name);
 	}
 }
 
@@ -69,18 +99,19 @@ static void sroce_unknown_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, known, 23 + 12 + 2);
 }
 
-static void sroce_fill_random(struct sroce_pkt *pkt, u8 opcode)
+static void sroce_fill_random(struct sroce_pkt *pkt, u8 opcode,
+			      struct rnd_state *rnd)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = opcode;
-	pkt->solicited = get_random_u32() & 1;
-	pkt->migreq = get_random_u32() & 1;
-	pkt->pkey = get_random_u32();
-	pkt->fecn = get_random_u32() & 1;
-	pkt->becn = get_random_u32() & 1;
-	pkt->dest_qpn = get_random_u32() & 0xffffff;
-	pkt->ack_req = get_random_u32() & 1;
-	pkt->psn = get_random_u32() & 0xffffff;
+	pkt->solicited = prandom_u32_state(rnd) & 1;
+	pkt->migreq = prandom_u32_state(rnd) & 1;
+	pkt->pkey = prandom_u32_state(rnd);
+	pkt->fecn = prandom_u32_state(rnd) & 1;
+	pkt->becn = prandom_u32_state(rnd) & 1;
+	pkt->dest_qpn = prandom_u32_state(rnd) & 0xffffff;
+	pkt->ack_req = prandom_u32_state(rnd) & 1;
+	pkt->psn = prandom_u32_state(rnd) & 0xffffff;
 }
 
 /* Every opcode: what the builder writes, the parser reads back. */
@@ -89,48 +120,51 @@ static void sroce_roundtrip_test(struct kunit *test)
 	const struct sroce_opcode_info *info;
 	struct sroce_pkt in, out;
 	u8 buf[128];
+	struct rnd_state rnd;
 	int op, round;
 	size_t len, payload;
+
+	sroce_kunit_rand_start(test, &rnd);
 
 	for (op = 0; op < 256; op++) {
 		info = sroce_opcode_info(op);
 		if (!info)
 			continue;
 		for (round = 0; round < 8; round++) {
-			sroce_fill_random(&in, op);
+			sroce_fill_random(&in, op, &rnd);
 			if (info->flags & SROCE_HDR_DETH) {
-				in.deth_qkey = get_random_u32();
-				in.deth_src_qpn = get_random_u32() & 0xffffff;
+				in.deth_qkey = prandom_u32_state(&rnd);
+				in.deth_src_qpn = prandom_u32_state(&rnd) & 0xffffff;
 			}
 			if (info->flags & SROCE_HDR_RETH) {
-				in.reth_va = get_random_u64();
-				in.reth_rkey = get_random_u32();
-				in.reth_len = get_random_u32();
+				in.reth_va = sroce_kunit_u64(&rnd);
+				in.reth_rkey = prandom_u32_state(&rnd);
+				in.reth_len = prandom_u32_state(&rnd);
 			}
 			if (info->flags & SROCE_HDR_ATMETH) {
-				in.atm_va = get_random_u64();
-				in.atm_rkey = get_random_u32();
-				in.atm_swap_add = get_random_u64();
-				in.atm_compare = get_random_u64();
+				in.atm_va = sroce_kunit_u64(&rnd);
+				in.atm_rkey = prandom_u32_state(&rnd);
+				in.atm_swap_add = sroce_kunit_u64(&rnd);
+				in.atm_compare = sroce_kunit_u64(&rnd);
 			}
 			if (info->flags & SROCE_HDR_AETH) {
-				in.aeth_syndrome = get_random_u32();
-				in.aeth_msn = get_random_u32() & 0xffffff;
+				in.aeth_syndrome = prandom_u32_state(&rnd);
+				in.aeth_msn = prandom_u32_state(&rnd) & 0xffffff;
 			}
 			if (info->flags & SROCE_HDR_ATMACK)
-				in.atmack_orig = get_random_u64();
+				in.atmack_orig = sroce_kunit_u64(&rnd);
 			if (info->flags & SROCE_HDR_IMMDT)
-				in.imm = get_random_u32();
+				in.imm = prandom_u32_state(&rnd);
 			if (info->flags & SROCE_HDR_IETH)
-				in.ieth_rkey = get_random_u32();
+				in.ieth_rkey = prandom_u32_state(&rnd);
 			payload = 0;
 			if (info->flags & SROCE_HDR_PAYLOAD) {
-				payload = get_random_u32() % 40;
+				payload = prandom_u32_state(&rnd) % 40;
 				in.pad = -payload & 3;
 			}
 
 			len = sroce_pkt_build_hdrs(buf, &in);
-			KUNIT_ASSERT_EQ_MSG(test, len, sroce_opcode_hdr_len(info), "%s",
+			KUNIT_ASSERT_EQ_MSG(test, len, ibta_hdr_len(op), "%s",
 					    info->name);
 			memset(buf + len, 0x5a, payload + in.pad + SROCE_ICRC_LEN);
 			in.hdr_len = len;
@@ -188,23 +222,24 @@ static void sroce_parse_errors_test(struct kunit *test)
 static void sroce_parse_random_test(struct kunit *test)
 {
 	struct sroce_pkt pkt;
+	struct rnd_state rnd;
 	u8 *buf;
 	size_t len;
 	int i;
 
 	buf = kunit_kmalloc(test, 96, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sroce_kunit_rand_start(test, &rnd);
 	for (i = 0; i < 20000; i++) {
-		len = get_random_u32() % 97;
-		get_random_bytes(buf, len);
+		len = prandom_u32_state(&rnd) % 97;
+		prandom_bytes_state(&rnd, buf, len);
 		if (i & 1)
 			buf[0] &= 0x1f;	/* mostly RC opcodes */
 		if (sroce_pkt_parse(buf, len, &pkt) != SROCE_PKT_OK)
 			continue;
 		KUNIT_ASSERT_EQ(test, (size_t)pkt.hdr_len + pkt.payload_len +
 				pkt.pad + SROCE_ICRC_LEN, len);
-		KUNIT_ASSERT_EQ(test, (size_t)pkt.hdr_len,
-				sroce_opcode_hdr_len(sroce_opcode_info(buf[0])));
+		KUNIT_ASSERT_EQ(test, (size_t)pkt.hdr_len, ibta_hdr_len(buf[0]));
 	}
 }
 

@@ -62,8 +62,11 @@ static void sroce_uabi_resp_test(struct kunit *test)
 	sroce_uabi_fill_ucontext_resp(&resp);
 	KUNIT_EXPECT_EQ(test, resp.comp_mask, 0);
 	KUNIT_EXPECT_EQ(test, resp.abi_version, SROCE_UVERBS_ABI_VERSION);
-	KUNIT_EXPECT_EQ(test, resp.kernel_caps, SROCE_UCONTEXT_CAPS_OFFERED);
-	KUNIT_EXPECT_EQ(test, resp.required_caps, SROCE_UCONTEXT_CAPS_REQUIRED);
+	/* The ABI's promise: UD/UC and the kick eventfd, nothing required. */
+	KUNIT_EXPECT_EQ(test, resp.kernel_caps,
+			(u64)(SROCE_UCONTEXT_CAP_UD_UC |
+			      SROCE_UCONTEXT_CAP_KICK_EVENTFD));
+	KUNIT_EXPECT_EQ(test, resp.required_caps, 0);
 	/* What the kernel requires it must also offer and know. */
 	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAPS_REQUIRED &
 			~SROCE_UCONTEXT_CAPS_OFFERED, 0);

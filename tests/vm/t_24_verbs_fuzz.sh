@@ -1,13 +1,13 @@
 # The uverbs fuzzer (verbs_fuzz): random create/modify/query/destroy over
 # every object type, posts, polls, mmap and scribbled rings, raw write()
 # and ioctl commands, fork and kill, for SROCE_TEST_FUZZ_SECONDS (default
-# 60; make check-debug runs it longer), seed printed (SROCE_TEST_FUZZ_SEED
-# replays it). Afterwards the device's objects are back at their baseline,
+# 60; make check-debug runs it longer), seed printed (SROCE_TEST_FUZZ_SEED,
+# else make check's SROCE_TEST_SEED, replays it). Afterwards the device's objects are back at their baseline,
 # verified traffic runs, and the device and module go away promptly.
 # vm-checks: 12
 . ./lib.sh
 secs=${SROCE_TEST_FUZZ_SECONDS:-60}
-seed=${SROCE_TEST_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+seed=${SROCE_TEST_FUZZ_SEED:-${SROCE_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}}
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 check "sroce0 has the GID ::ffff:192.0.2.1" wait_for 10 have_gid ::ffff:192.0.2.1
