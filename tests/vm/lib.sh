@@ -45,6 +45,17 @@ ended() {
 	[ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 
+# no_objects: no driver object is live but devices (the module's devices
+# all deleted, or their MAD layers' objects with them).
+no_objects() {
+	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
+}
+
+# ulp_objects_at BASE: every object type but CQs numbers as in BASE; the
+# core's CQ pool (ib_cq_pool_get, used by the kernel's storage ULPs) keeps
+# its CQs on the device until the device goes.
+ulp_objects_at() { objects_at "$1" ucontexts pds qps mrs ahs srqs; }
+
 dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }
 

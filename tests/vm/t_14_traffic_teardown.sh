@@ -4,9 +4,6 @@
 # traffic is shown running: both processes alive, the wqes counter moving.
 # vm-checks: 15
 . ./lib.sh
-objects_gone() {
-	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
-}
 start_traffic() {
 	timeout 60 ib_write_bw -d sroce0 -x 1 -F -D 30 -q 2 > /dev/null 2>&1 &
 	srv=$!
@@ -35,7 +32,7 @@ for how in kill link ndev rmmod; do
 	elif [ $how = kill ]; then	# the device stays, with its MAD objects
 		check "no objects left after $how under traffic" wait_for 10 objects_at "$base"
 	else
-		check "no objects left after $how under traffic" wait_for 10 objects_gone
+		check "no objects left after $how under traffic" wait_for 10 no_objects
 	fi
 	rdma link delete sroce0 2>/dev/null
 	ip link del v0 2>/dev/null

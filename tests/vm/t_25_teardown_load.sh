@@ -11,9 +11,6 @@
 . ./lib.sh
 cycles=${SROCE_TEST_TEARDOWN_CYCLES:-6}
 hung=0 stuck=0 leaked=0 idle=0
-objects_gone() {
-	[ "$(awk '$1 != "devices" { s += $2 } END { print s }' "$OBJECTS")" = 0 ]
-}
 for i in $(seq 1 "$cycles"); do
 	modprobe sroce
 	make_veth v0 1
@@ -55,7 +52,7 @@ for i in $(seq 1 "$cycles"); do
 	done
 	wait "${pids[@]}" 2>/dev/null
 	if module_loaded; then
-		wait_for 10 objects_gone || leaked=$((leaked + 1))
+		wait_for 10 no_objects || leaked=$((leaked + 1))
 	fi
 	rdma link delete sroce0 2>/dev/null
 	ip link del v0 2>/dev/null

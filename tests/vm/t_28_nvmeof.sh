@@ -80,10 +80,6 @@ ports() {
 check "rdma ports on 192.0.2.1 and 2001:db8::1" ports
 sleep 1
 base=$(cat "$OBJECTS")
-# The core's CQ pool (ib_cq_pool_get, used by nvmet-rdma and nvme-rdma)
-# keeps its CQs on the device until the device goes: every other object
-# type must come back to its baseline.
-at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
 regs=$(sroce_stat fast_regs)
 invs=$(sroce_stat invalidates)
 bad_invs=$(sroce_stat rx_bad_invalidate)
@@ -296,7 +292,7 @@ check "I/O after the reset, verified" \
 	--iodepth=16 --size=16m
 
 check "nvme disconnect" nvme_detach "$NQN"
-check "every sroce object but pooled CQs is back at its baseline" wait_for 30 at_base
+check "every sroce object but pooled CQs is back at its baseline" wait_for 30 ulp_objects_at "$base"
 
 check "nvme connect -t rdma (IPv6)" nvme_attach "$NQN" rdma 2001:db8::1 4420 -i 2
 check "IPv6: 4 KiB to 256 KiB random writes at QD16, verified" \
@@ -304,7 +300,7 @@ check "IPv6: 4 KiB to 256 KiB random writes at QD16, verified" \
 	--iodepth=16 --size=16m
 check "nvme disconnect (IPv6)" nvme_detach "$NQN"
 check "every sroce object is back at its baseline (IPv6)" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 
 # The link flaps for 10 s under I/O: queued I/O waits for the reconnect.
 # (Link down flushes v0's IPv6 addresses; nothing after this uses them.)
@@ -321,7 +317,7 @@ check "v0 down for 10 s under I/O: fio completes, verified" test $? -eq 0
 check "the controller is live after the flap" wait_for 60 nvme_live "$NQN"
 check "nvme disconnect after the flap" nvme_detach "$NQN"
 check "every sroce object is back at its baseline (flap)" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 
 # The target's receive queues from one SRQ per completion vector.
 nvmet_port_del 1
@@ -339,7 +335,7 @@ check "SRQ target: 4 KiB to 1 MiB random read/write at QD32, verified" \
 	--iodepth=32 --size=32m
 check "nvme disconnect (SRQ)" nvme_detach "$NQN"
 check "every sroce object is back at its baseline (SRQ)" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 
 # The target's port goes away under I/O: nvmet drops the controller, the
 # host's reconnects fail, and after ctrl_loss_tmo (5 s) the I/O fails and
@@ -351,7 +347,7 @@ gone_under_io "$(nvme_ns "$NQN" 1)" "the target's port is removed under I/O" \
 check "the host deleted the controller" \
 	wait_for 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
 check "every sroce object is back at its baseline (port gone)" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 check "the port again" nvmet_port 1 rdma ipv4 192.0.2.1 4420 "$NQN"
 sleep 1
 

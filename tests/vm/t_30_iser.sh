@@ -15,9 +15,6 @@ rdma link add sroce0 type sroce netdev v0
 
 check "LIO exports a ramdisk on an iSER portal" iser_target 192.0.2.1
 base=$(cat "$OBJECTS")
-# LIO's isert takes its CQs from the core's CQ pool, which keeps them on
-# the device until it goes: every other object type comes back.
-at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
 regs=$(sroce_stat fast_regs)
 check "open-iscsi discovers the target and logs in over iSER" \
 	iser_login 192.0.2.1
@@ -32,7 +29,7 @@ check "the initiator registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 100))
 check "logout" iser_logout 192.0.2.1
 check "every sroce object but pooled CQs is back at its baseline" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 
 # The target goes away under I/O: LIO drops the session, the initiator's
 # relogins fail, and after the 5 s replacement timeout the I/O fails.
@@ -43,7 +40,7 @@ gone_under_io "/dev/$(iser_disk)" "the target portal group is disabled under I/O
 	sh -c "echo 0 > '$(iser_tpg)/enable'"
 check "logout of the failed session" iser_logout 192.0.2.1
 check "every sroce object but pooled CQs is back at its baseline (target gone)" \
-	wait_for 30 at_base
+	wait_for 30 ulp_objects_at "$base"
 iscsiadm -m node -o delete > /dev/null 2>&1
 iser_target_del 192.0.2.1
 pkill -x iscsid

@@ -21,11 +21,8 @@ check "ib_srpt's service GUID is sroce0's node GUID ($guid)" \
 # ib_srp takes a PD of each device when it loads.
 modprobe ib_srp && modprobe sd_mod
 base=$(cat "$OBJECTS")
-# ib_srpt takes its CQs from the core's CQ pool, which keeps them on the
-# device until it goes: every other object type comes back.
-at_base() { objects_at "$base" ucontexts pds qps mrs ahs srqs; }
 back_at_base() {
-	wait_for 30 at_base && return
+	wait_for 30 ulp_objects_at "$base" && return
 	echo "# objects:" $(cat "$OBJECTS") "; at the start:" $base
 	return 1
 }
