@@ -1,8 +1,9 @@
 # RC data path on the same host (the shortcut): our integrity program over
-# every opcode, unmodified ibv_rc_pingpong and perftest clients; packets
-# handed over to a QP of the running worker and, with the module parameter
-# shortcut_hand_over=0, queued as descriptors.
-# vm-checks: 70
+# every opcode, every operation of the ibv_wr_* API (wr_ops), unmodified
+# ibv_rc_pingpong and perftest clients; packets handed over to a QP of the
+# running worker and, with the module parameter shortcut_hand_over=0,
+# queued as descriptors.
+# vm-checks: 96
 . ./lib.sh
 HAND_OVER=/sys/module/sroce/parameters/shortcut_hand_over
 make_veth v0 1
@@ -36,6 +37,9 @@ gid6=$(ibv_devinfo -v -d sroce0 | awk '/GID\[/ && /2001:db8/ {
 check "rc_integrity (IPv6 GID, 1 pair, up to 8 MiB)" test $? -eq 0
 "$T/rc_threads" sroce0 1 4 2000 "$RANDOM"
 check "rc_threads (4 threads post to one QP, ibv_post_send and ibv_wr_*)" test $? -eq 0
+"$T/wr_ops" sroce0 1
+check "wr_ops: every ibv_wr_* operation, FENCE, solicited events, an MR at its own iova" \
+	test $? -eq 0
 r0=$(sroce_stat retransmits) t0=$(sroce_stat timeouts)
 "$T/rd_depth" sroce0 1
 check "rd_depth (the device's READs and atomics in flight at once, data checked)" test $? -eq 0
