@@ -36,7 +36,8 @@ COUNTERS = "/sys/class/infiniband/*/ports/1/hw_counters/*"
 # Opcodes (RC; UC is 0x20 higher, UD 0x60).
 SEND_ONLY, WRITE_ONLY, READ_REQ = 0x04, 0x0A, 0x0C
 WRITE_FIRST, WRITE_LAST = 0x06, 0x08
-READ_RESP_ONLY, ACK = 0x10, 0x11
+READ_RESP_ONLY, ACK, ATOMIC_ACK = 0x10, 0x11, 0x12
+COMPARE_SWAP, FETCH_ADD = 0x13, 0x14
 UC, UD = 0x20, 0x60
 # AETH syndromes.
 SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACCESS = 0x1F, 0x60, 0x61, 0x62
@@ -408,6 +409,33 @@ def main():
           "after it (order %s)" % [p - a_psn for p in order])
     check(peer.recv(0.5, from_victim(q)) is None,
           "and nothing else is sent")
+
+    # An atomic asked again (its ACK lost) gets the saved result, and is
+    # not executed twice; the same PSN as another atomic is no replay.
+    t_psn = a_psn + 36
+    word = int.from_bytes(mr[512:520], "little")
+    fadd = struct.pack(">QIQQ", v.va + 512, v.rkey, 5, 0)
+    peer.send(qpn(q), t_psn, FETCH_ADD, fadd)
+    r = peer.recv(5, from_victim(q, ATOMIC_ACK))
+    check(r is not None and r["psn"] == t_psn and
+          r["payload"] == struct.pack(">Q", word),
+          "a FETCH_ADD returns the word it found")
+    mr[512:520] = ((word + 5) % 2**64).to_bytes(8, "little")
+    memory_intact("a FETCH_ADD")
+    base = counters()["duplicate_requests"]
+    peer.send(qpn(q), t_psn, FETCH_ADD, fadd)
+    r = peer.recv(5, from_victim(q, ATOMIC_ACK))
+    check(r is not None and r["psn"] == t_psn and
+          r["payload"] == struct.pack(">Q", word),
+          "the same FETCH_ADD again gets the saved result, not a new one")
+    check(counters()["duplicate_requests"] - base == 1,
+          "and is counted as a duplicate")
+    memory_intact("a duplicate FETCH_ADD is not executed")
+    drop_case("a COMPARE_SWAP with the FETCH_ADD's PSN", "rx_drop_replay",
+              lambda: peer.send(qpn(q), t_psn, COMPARE_SWAP,
+                                struct.pack(">QIQQ", v.va + 512, v.rkey,
+                                            0, word + 5)))
+    memory_intact("a COMPARE_SWAP that is no replay")
 
     # The requester side of QP 0: only the peer's true ACK completes.
     peer.drain()

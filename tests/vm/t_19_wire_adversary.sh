@@ -2,7 +2,7 @@
 # the far end of a veth, sends crafted RoCEv2 packets with a correct ICRC
 # at RC, UC and UD QPs of wire_victim, and checks each answer, each drop
 # counter and every byte of the victim's memory (vm-run checks the log).
-# vm-checks: 182
+# vm-checks: 196
 . ./lib.sh
 peer_netns adv 2001:db8::2 2001:db8::3
 rdma link add sroce0 type sroce netdev v0
