@@ -219,7 +219,7 @@ static void rdma(void)
 		 rcv_holds("", 0),
 		 "wr_rdma_write_imm: the bytes, the immediate, no receive data");
 
-	memset(loc + 4096, 0, 300);
+	memset(loc + 4096, 0, 512);
 	start(xa, 12, 0);
 	ibv_wr_rdma_read(xa, rmr->rkey, IOVA + 2048);
 	ibv_wr_set_sge(xa, lmr->lkey, (uintptr_t)loc + 4096, 300);
