@@ -6,6 +6,8 @@
 # 192.0.2.$ME and 2001:db8::$ME), PEER4 (the peer's IPv4 address), T.
 T=$SROCE_BUILD/tests
 PEER4=192.0.2.$PEER
+# check, wait_for, sroce_stat, gid_index, objects_gone
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
 modprobe virtio_net
 IF=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
 ip link set "$IF" mtu "${MTU:-1500}"
@@ -51,17 +53,9 @@ else
 	D=sroce0
 	rdma link add "$D" type sroce netdev "$IF"
 fi
-gid_index() {	# gid_index ADDRESS-PATTERN
-	ibv_devinfo -v -d "$D" | awk -v p="$1" '/GID\[/ && $0 ~ p {
-		match($0, /GID\[ *[0-9]+\]/)
-		s = substr($0, RSTART, RLENGTH)
-		gsub(/[^0-9]/, "", s)
-		print s
-		exit }'
-}
 for _ in $(seq 1 50); do
-	GID4=$(gid_index "ffff:192.0.2.$ME,")
-	GID6=$(gid_index "2001:db8::$ME,")
+	GID4=$(gid_index "::ffff:192.0.2.$ME" "$D")
+	GID6=$(gid_index "2001:db8::$ME" "$D")
 	[ -n "$GID4" ] && [ -n "$GID6" ] && break
 	sleep 0.2
 done
@@ -197,38 +191,6 @@ timed() {
 	return $rc
 }
 
-lab_check() {	# lab_check DESCRIPTION CMD...: prints the check; CMD's status
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-	else
-		echo "not ok - $what"
-		return 1
-	fi
-}
-
-# objects_gone [pooled-cqs]: nothing left but devices and their MAD
-# layer's objects. Each device's GSI QP comes with the PD, MR and CQ the
-# MAD layer allocates for it; everything else must be gone, but with
-# "pooled-cqs" the CQs of the core's CQ pool (kernel ULPs), which stay on
-# the device until it goes.
-objects_gone() {
-	awk -v pooled="${1:-}" '{ v[$1] = $2 } END { d = v["devices"]
-		exit !(v["ucontexts"] == 0 && v["ahs"] == 0 && v["pds"] == d &&
-		       (pooled != "" || v["cqs"] == d) && v["qps"] == d &&
-		       v["mrs"] == d && v["srqs"] == 0) }' \
-		/sys/kernel/debug/sroce/objects
-}
-
-wait_gone() {	# wait_gone SECONDS [pooled-cqs]: until objects_gone
-	local i
-	for i in $(seq 1 $(($1 * 10))); do
-		objects_gone "${2:-}" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # Teardown under wire traffic, server side: ib_write_bw serves the peer's
 # client, and a few seconds in the process is killed, the device deleted
@@ -242,19 +204,19 @@ teardown_server() {
 		sleep 8
 		case $how in
 		kill) pkill -9 -x ib_write_bw ;;
-		link) lab_check "wire teardown: rdma link delete under traffic" \
+		link) check "wire teardown: rdma link delete under traffic" \
 			timeout 30 rdma link delete "$D" ;;
-		rmmod) lab_check "wire teardown: rmmod under traffic" \
+		rmmod) check "wire teardown: rmmod under traffic" \
 			timeout 30 rmmod sroce ;;
 		esac
 		wait $srv
 		lab_stuck_report $?
 		case $how in
-		kill) lab_check "wire teardown: no objects left after kill -9" \
-			wait_gone 10 ;;
-		link) lab_check "wire teardown: no objects left after link delete" \
-			wait_gone 10 ;;
-		rmmod) lab_check "wire teardown: module gone" \
+		kill) check "wire teardown: no objects left after kill -9" \
+			wait_for 10 objects_gone ;;
+		link) check "wire teardown: no objects left after link delete" \
+			wait_for 10 objects_gone ;;
+		rmmod) check "wire teardown: module gone" \
 			test ! -d /sys/module/sroce ;;
 		esac
 		modprobe sroce
@@ -283,13 +245,13 @@ teardown_client() {
 		done
 		grep -q "RDMA_Write BW Test" <<<"$out" ||
 			tail -n 8 <<<"$out" | sed 's/^/# /'
-		lab_check "wire teardown round $round: the client connected" \
+		check "wire teardown round $round: the client connected" \
 			grep -q "RDMA_Write BW Test" <<<"$out"
-		lab_check "wire teardown round $round: the client ended (status $rc)" \
+		check "wire teardown round $round: the client ended (status $rc)" \
 			test "$rc" -ne 124
 		lab_stuck_report "$rc"
-		lab_check "wire teardown round $round: client objects released" \
-			wait_gone 10
+		check "wire teardown round $round: client objects released" \
+			wait_for 10 objects_gone
 	done
 }
 
@@ -392,7 +354,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN PORT SERVER_CMD CLIENT_CMD
 		wait "$srv"
 		rc=$?
 		out=$(cat /tmp/cm_server.out)
-		lab_check "$name: server side ($D, status $rc)" \
+		check "$name: server side ($D, status $rc)" \
 			test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
 		[ "$rc" -eq 0 ] || tail -n 40 <<<"$out" | sed 's/^/# /'
 		lab_stuck_report "$rc"
@@ -400,7 +362,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN PORT SERVER_CMD CLIENT_CMD
 	fi
 	word=$(peer_hear)
 	if [ "$word" != "cm$port" ]; then
-		lab_check "$name: client side ($D): its server listens (heard '$word')" false
+		check "$name: client side ($D): its server listens (heard '$word')" false
 		return
 	fi
 	for i in 1 2 3; do
@@ -415,7 +377,7 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN PORT SERVER_CMD CLIENT_CMD
 		echo "# $name: try $i refused"
 		sleep 0.5
 	done
-	lab_check "$name: client side ($D, status $rc)" \
+	check "$name: client side ($D, status $rc)" \
 		test "$rc" -eq 0 -a -n "$(grep -E -- "$pat" <<<"$out")"
 	[ "$rc" -eq 0 ] || tail -n 40 <<<"$out" | sed 's/^/# /'
 	lab_stuck_report "$rc"
@@ -452,10 +414,10 @@ neigh_short_check() {	# neigh_short_check TAG
 	probes=$(grep -c "^$PEER4 .* PROBE" /tmp/neigh_monitor)
 	stalls=$(($(neigh_timeouts) - neigh_timeouts0))
 	if [ "$probes" -gt 0 ] && [ "$stalls" -gt 0 ]; then
-		lab_check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times) in a stream that stalled ($stalls retransmit timeouts)" \
+		check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times) in a stream that stalled ($stalls retransmit timeouts)" \
 			true
 	else
-		lab_check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times)" \
+		check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times)" \
 			test "$probes" -eq 0
 	fi
 	[ "$probes" -eq 0 ] || sed 's/^/# neigh: /' /tmp/neigh_monitor | tail -n 8

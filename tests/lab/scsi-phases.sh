@@ -22,7 +22,7 @@ scsi_drive() {
 		[ -n "$disk" ] && break
 		sleep 0.1
 	done
-	lab_check "$tag: logged in from $D to $PEER4, the LUN is a disk" \
+	check "$tag: logged in from $D to $PEER4, the LUN is a disk" \
 		test -n "$disk"
 	if [ -z "$disk" ]; then
 		sed 's/^/# login: /' /tmp/scsi-login.err
@@ -32,9 +32,9 @@ scsi_drive() {
 	[ -s /tmp/fio-verify.log ] &&
 		grep -E 'err=|IOPS' /tmp/fio-verify.log | sed 's/^/# /'
 	# shellcheck disable=SC2086 # a command line, split into its words
-	lab_check "$tag: logout" $logout
+	check "$tag: logout" $logout
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
+		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
 	renew_device
 	lab_say_done
 }
@@ -43,13 +43,13 @@ scsi_drive() {
 # kept until the host is done, then removed.
 # shellcheck disable=SC2086 # the commands are split into their words
 scsi_serve() {
-	lab_check "$1: $2" $3
+	check "$1: $2" $3
 	lab_check_done "$1"
 	dmesg | grep -iE 'srpt.*(reject|invalid)|isert.*reject' |
 		tail -n 4 | sed 's/^/# target: /'
 	$4
 	[ "$NDEV" = rxe ] ||
-		lab_check "$1: target objects released" wait_gone 30 pooled-cqs
+		check "$1: target objects released" wait_for 30 objects_gone pooled-cqs
 	renew_device
 }
 

@@ -9,20 +9,12 @@
 # shellcheck source=tests/vm/nfs-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/nfs-lib.sh"
 
-check() { lab_check "$@"; }	# storage-lib's helpers report with it
-
-# sroce_stat NAME: sroce's hw counter NAME (0 on rdma_rxe, whose counters
-# have other names).
-sroce_stat() {
-	cat /sys/class/infiniband/*/ports/1/hw_counters/"$1" 2> /dev/null |
-		awk '{ s += $1 } END { print s + 0 }'
-}
 
 # device_add: $D added on $IF, with its IPv4 GID at index $GID4 again.
 device_add() {
 	rdma link add "$D" type "$NDEV" netdev "$IF" || return
 	for _ in $(seq 1 50); do
-		[ "$(gid_index "ffff:192.0.2.$ME,")" = "$GID4" ] && return 0
+		[ "$(gid_index "::ffff:192.0.2.$ME" "$D")" = "$GID4" ] && return 0
 		sleep 0.2
 	done
 	echo "# $D came back without its GID $GID4"
@@ -45,18 +37,18 @@ lab_check_done() {
 	while word=$(peer_hear); do
 		case $word in
 		delete-link)
-			lab_check "$1: rdma link delete $D under the peer's I/O" \
+			check "$1: rdma link delete $D under the peer's I/O" \
 				timeout 60 rdma link delete "$D"
 			sleep 5
-			lab_check "$1: $D added again" device_add
-			[ -z "${2:-}" ] || lab_check "$1: then $2" "$2" ;;
+			check "$1: $D added again" device_add
+			[ -z "${2:-}" ] || check "$1: then $2" "$2" ;;
 		restart-nfsd)
-			lab_check "$1: nfsd restarted under the peer's copy" \
+			check "$1: nfsd restarted under the peer's copy" \
 				nfsd_restart ;;
 		*) break ;;
 		esac
 	done
-	lab_check "$1: the host reports it is done (${word:-nothing})" \
+	check "$1: the host reports it is done (${word:-nothing})" \
 		test "$word" = "done"
 }
 
@@ -79,16 +71,16 @@ nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
 		# A sroce target takes its receive buffers from SRQs.
 		srq=
 		[ "$NDEV" = rxe ] || srq=use_srq=1
-		lab_check "$tag: nvmet exports a brd namespace over $D" \
+		check "$tag: nvmet exports a brd namespace over $D" \
 			eval "nvmet_load $srq && nvmet_subsys $NQN /dev/ram0 &&
 			      nvmet_port 1 rdma ipv4 192.0.2.$ME 4420 $NQN"
 		[ -z "$srq" ] ||
-			lab_check "$tag: nvmet-rdma runs with use_srq" \
+			check "$tag: nvmet-rdma runs with use_srq" \
 				grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
 		lab_check_done "$tag" nvmet_port_again
 		nvmet_clear
 		[ "$NDEV" = rxe ] ||
-			lab_check "$tag: target objects released" wait_gone 30 pooled-cqs
+			check "$tag: target objects released" wait_for 30 objects_gone pooled-cqs
 		renew_device
 		return
 	fi
@@ -100,19 +92,19 @@ nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
 		sleep 1
 	done
 	dev=$(nvme_ns "$NQN" 1)
-	lab_check "$tag: nvme connect -t rdma from $D to $PEER4" test -n "$dev"
-	lab_check "$tag: 4 KiB writes at QD1, verified" \
+	check "$tag: nvme connect -t rdma from $D to $PEER4" test -n "$dev"
+	check "$tag: 4 KiB writes at QD1, verified" \
 		fio_verify "$dev" --rw=randwrite --bs=4k --iodepth=1 --size=2m
-	lab_check "$tag: 4 KiB to 1 MiB random read/write at QD16, verified" \
+	check "$tag: 4 KiB to 1 MiB random read/write at QD16, verified" \
 		fio_verify "$dev" --rw=randrw --bsrange=4k-1m --iodepth=16 --size=32m
 	[ -s /tmp/fio-verify.log ] && grep -E 'err=|IOPS' /tmp/fio-verify.log | sed 's/^/# /'
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: the host registered with REG_MR and its keys were invalidated remotely" \
+		check "$tag: the host registered with REG_MR and its keys were invalidated remotely" \
 			test $(($(sroce_stat fast_regs) - regs)) -gt 100 -a \
 			$(($(sroce_stat invalidates) - invs)) -gt 100
-	lab_check "$tag: nvme disconnect" nvme_detach "$NQN"
+	check "$tag: nvme disconnect" nvme_detach "$NQN"
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
+		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
 	for fault in "$@"; do
 		nvme_fault "$tag" "$fault"
 	done
@@ -143,7 +135,7 @@ verify_until_stop() {
 # that reconnects every 2 s for up to 60 s.
 nvme_fault() {
 	local tag="$1 ($2)" dev pid rc t0
-	lab_check "$tag: nvme connect" nvme_attach "$NQN" rdma "$PEER4" 4420 \
+	check "$tag: nvme connect" nvme_attach "$NQN" rdma "$PEER4" 4420 \
 		--ctrl-loss-tmo=60 --reconnect-delay=2 || return
 	dev=$(nvme_ns "$NQN" 1)
 	if [ "$2" = delete ]; then
@@ -152,15 +144,15 @@ nvme_fault() {
 			--time_based --runtime=60 > /tmp/fio-gone.log 2>&1 &
 		pid=$!
 		sleep 3
-		lab_check "$tag: rdma link delete $D under I/O" \
+		check "$tag: rdma link delete $D under I/O" \
 			timeout 60 rdma link delete "$D"
 		wait $pid
 		rc=$?
-		lab_check "$tag: fio ended by itself, not by its timeout (status $rc)" \
+		check "$tag: fio ended by itself, not by its timeout (status $rc)" \
 			test "$rc" -ne 124
-		lab_check "$tag: the host dropped the controller" \
-			storage_wait 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
-		lab_check "$tag: $D added again" device_add
+		check "$tag: the host dropped the controller" \
+			wait_for 60 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
+		check "$tag: $D added again" device_add
 		return
 	fi
 	rm -f /tmp/fio-stop
@@ -170,29 +162,29 @@ nvme_fault() {
 	if [ "$2" = flap ]; then
 		t0=$SECONDS
 		ip link set "$IF" down
-		lab_check "$tag: the controller lost its connection while $IF was down" \
-			storage_wait 10 nvme_not_live
+		check "$tag: the controller lost its connection while $IF was down" \
+			wait_for 10 nvme_not_live
 		sleep $((10 - (SECONDS - t0) > 0 ? 10 - (SECONDS - t0) : 0))
 		ip link set "$IF" up
 		# Link down flushed the IPv6 address.
 		ip -6 addr add "2001:db8::$ME/64" dev "$IF" nodad
 	else
 		peer_say "$PEER4" delete-link
-		lab_check "$tag: the controller lost its connection" \
-			storage_wait 30 nvme_not_live
+		check "$tag: the controller lost its connection" \
+			wait_for 30 nvme_not_live
 	fi
-	lab_check "$tag: the controller is live again" \
-		storage_wait 90 nvme_live "$NQN"
+	check "$tag: the controller is live again" \
+		wait_for 90 nvme_live "$NQN"
 	sleep 2
 	touch /tmp/fio-stop
 	wait $pid
 	rc=$?
-	lab_check "$tag: fio's data is intact across it" test $rc -eq 0
+	check "$tag: fio's data is intact across it" test $rc -eq 0
 	[ $rc -eq 0 ] || grep -E 'err=|error' /tmp/fio-verify.log | head -n 5 |
 		sed 's/^/# /'
-	lab_check "$tag: nvme disconnect" nvme_detach "$NQN"
+	check "$tag: nvme disconnect" nvme_detach "$NQN"
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: host objects released" wait_gone 30 pooled-cqs
+		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
 }
 
 # NFS over RDMA. ROLE "serve" runs nfsd on brd listening on rdma 20049;
@@ -203,12 +195,12 @@ nvme_fault() {
 nfs_phase() {	# nfs_phase ROLE TAG [MAX]
 	local tag=$2 max=${3:-67108864} sizes s regs t0
 	if [ "$1" = serve ]; then
-		lab_check "$tag: nfsd exports brd on rdma 20049 over $D" \
+		check "$tag: nfsd exports brd on rdma 20049 over $D" \
 			nfs_server_up
 		lab_check_done "$tag"
-		lab_check "$tag: nfsd stopped" nfs_server_down
+		check "$tag: nfsd stopped" nfs_server_down
 		[ "$NDEV" = rxe ] ||
-			lab_check "$tag: server objects released" wait_gone 30
+			check "$tag: server objects released" wait_for 30 objects_gone
 		renew_device
 		return
 	fi
@@ -230,25 +222,25 @@ nfs_phase() {	# nfs_phase ROLE TAG [MAX]
 	umount "$NFS_MNT" 2> /dev/null
 	: > /tmp/nfs-mount.err
 	t0=$SECONDS
-	lab_check "$tag: NFSv4.2 on IPv4: files of 1 B to $max B, remounted, checksums match" \
+	check "$tag: NFSv4.2 on IPv4: files of 1 B to $max B, remounted, checksums match" \
 		nfs_round 4.2 "$PEER4:/"
-	lab_check "$tag: NFSv3 on IPv4: the same" \
+	check "$tag: NFSv3 on IPv4: the same" \
 		nfs_round 3 "$PEER4:$NFS_EXPORT"
-	lab_check "$tag: NFSv4.2 on IPv6: the same" \
+	check "$tag: NFSv4.2 on IPv6: the same" \
 		nfs_round 4.2 "[2001:db8::$PEER]:/" rdma6
 	echo "# $tag: three rounds in $((SECONDS - t0)) s"
 	sed 's/^/# mount: /' /tmp/nfs-mount.err 2> /dev/null
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: the client registered memory with REG_MR" \
+		check "$tag: the client registered memory with REG_MR" \
 			test $(($(sroce_stat fast_regs) - regs)) -gt 100
-	if lab_check "$tag: NFSv4.2 mount for a server restart" \
+	if check "$tag: NFSv4.2 mount for a server restart" \
 		nfs_mount 4.2 "$PEER4:/"; then
-		lab_check "$tag: nfsd restarted during a copy of $max B: the copy is intact" \
+		check "$tag: nfsd restarted during a copy of $max B: the copy is intact" \
 			nfs_copy_across "f${sizes##* }" peer_say "$PEER4" restart-nfsd
 		umount "$NFS_MNT"
 	fi
 	[ "$NDEV" = rxe ] ||
-		lab_check "$tag: client objects released" wait_gone 60
+		check "$tag: client objects released" wait_for 60 objects_gone
 	pkill -x rpc.statd
 	pkill -x rpcbind
 	renew_device

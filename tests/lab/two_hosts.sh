@@ -5,7 +5,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 port=$((20000 + RANDOM % 20000))
 
-guest() {	# guest MY_ADDR PEER_ADDR
+link_guest() {	# link_guest MY_ADDR PEER_ADDR
 	cat <<SCRIPT
 modprobe virtio_net
 if=\$(ls /sys/class/net | grep -v '^lo\$' | head -n 1)
@@ -22,11 +22,11 @@ SCRIPT
 }
 
 "$top/scripts/vm-run" --cpus 1 --timeout 240 --name hostA --mac 52:54:00:00:00:0a \
-	--nic "listen:$port" -- bash -c "$(guest 192.0.2.10 192.0.2.11)" &
+	--nic "listen:$port" -- bash -c "$(link_guest 192.0.2.10 192.0.2.11)" &
 a=$!
 sleep 2
 "$top/scripts/vm-run" --cpus 1 --timeout 240 --name hostB --mac 52:54:00:00:00:0b \
-	--nic "connect:$port" -- bash -c "$(guest 192.0.2.11 192.0.2.10)"
+	--nic "connect:$port" -- bash -c "$(link_guest 192.0.2.11 192.0.2.10)"
 rb=$?
 wait $a
 ra=$?

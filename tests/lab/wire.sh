@@ -194,25 +194,25 @@ big=$((1 << 20))
 pair sroce-sroce "$(guest 10 11 sroce 1500 "
 serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
-lab_check 'netem loses, reorders and duplicates on the link' netem_on
+check 'netem loses, reorders and duplicates on the link' netem_on
 serve 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
-lab_check 'the lossy phase moved the loss counters (server)' loss_seen
+check 'the lossy phase moved the loss counters (server)' loss_seen
 cm_phases serve sroce-sroce
 nfs_phase serve 'nfs sroce->sroce'
 iser_phase serve 'iser sroce->sroce'
 srp_phase serve 'srp sroce->sroce'
 nvme_phase serve 'nvme sroce->sroce'
 teardown_server")" "$(guest 11 10 sroce 1500 "
-lab_check 'engine workers start at nice 0' workers_at_nice_0
+check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
-lab_check 'a worker serving wire QPs ran at nice -10' grep -qx -- -10 /tmp/nices
-lab_check 'workers are back at nice 0 once their wire QPs are gone' workers_at_nice_0
+check 'a worker serving wire QPs ran at nice -10' grep -qx -- -10 /tmp/nices
+check 'workers are back at nice 0 once their wire QPs are gone' workers_at_nice_0
 serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
-lab_check 'netem loses, reorders and duplicates on the link' netem_on
+check 'netem loses, reorders and duplicates on the link' netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
-lab_check 'the lossy phase moved the loss counters (client)' loss_seen
+check 'the lossy phase moved the loss counters (client)' loss_seen
 cm_phases drive sroce-sroce
 nfs_phase drive 'nfs sroce->sroce' $((16 << 20))
 iser_phase drive 'iser sroce->sroce'
@@ -237,7 +237,7 @@ srp_phase serve 'srp rxe->sroce'
 srp_phase drive 'srp sroce->rxe'
 nvme_phase serve 'nvme rxe->sroce'
 # Before the last phase: it deletes sroce0 (and its counters) and adds it again.
-lab_check 'sroce dropped no packet of rdma_rxe for its ICRC' no_icrc_drops
+check 'sroce dropped no packet of rdma_rxe for its ICRC' no_icrc_drops
 nvme_phase drive 'nvme sroce->rxe' flap delete")" \
 "$(guest 11 10 rxe 9000 "
 export RC_REMOTE_SKIP_DEAD_PEER=1

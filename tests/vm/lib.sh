@@ -5,17 +5,8 @@ set -u
 T=$SROCE_BUILD/tests
 OBJECTS=/sys/kernel/debug/sroce/objects
 failures=0
-
-check() {	# check DESCRIPTION CMD...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-	else
-		echo "not ok - $what"
-		failures=$((failures + 1))
-	fi
-}
+# check, wait_for, sroce_stat, gid_index, have_gid, objects_gone
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 check_eq() {	# check_eq DESCRIPTION EXPECTED ACTUAL
 	if [ "$2" = "$3" ]; then
@@ -28,16 +19,6 @@ check_eq() {	# check_eq DESCRIPTION EXPECTED ACTUAL
 
 finish() {
 	exit $((failures > 0))
-}
-
-# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.1
-	done
 }
 
 # ended PID: the process is gone, or a zombie waiting for its parent.
@@ -59,13 +40,6 @@ ulp_objects_at() { objects_at "$1" ucontexts pds qps mrs ahs srqs; }
 dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
-# sroce_stat NAME: sroce's hw counter NAME summed over the devices here (rdma_rxe's
-# counters have other names, so they never add in).
-sroce_stat() {
-	cat /sys/class/infiniband/*/ports/1/hw_counters/"$1" 2>/dev/null |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
 # stat_above NAME VALUE: sroce's counter NAME is above VALUE.
 stat_above() { [ "$(sroce_stat "$1")" -gt "$2" ]; }
 
@@ -73,22 +47,44 @@ stat_above() { [ "$(sroce_stat "$1")" -gt "$2" ]; }
 # what it counts (wqes: work the engine does) is happening now.
 stat_moving() { wait_for "$2" stat_above "$1" "$(sroce_stat "$1")"; }
 
+# listening COMM: an rdma_cm listener of the program COMM on sroce0.
+listening() { rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*comm $1 "; }
+# tcp_listening PORT: a TCP socket listens on PORT.
+tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+
+# server_client READY SERVER... -- CLIENT...: the one launcher of a server
+# and its client on this VM. Starts the server, and once READY (a shell
+# command) succeeds, within 10 s, the client; each gets 120 s. Sets
+# srv_rc and cli_rc; their output is in $PAIR_OUT/srv and $PAIR_OUT/cli.
+PAIR_OUT=${PAIR_OUT:-/tmp/pair}
+server_client() {
+	local ready=$1 s=() spid
+	shift
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	mkdir -p "$PAIR_OUT"
+	timeout 120 "${s[@]}" > "$PAIR_OUT/srv" 2>&1 &
+	spid=$!
+	wait_for 10 eval "$ready" || echo "# server not ready: $ready"
+	timeout 120 "$@" > "$PAIR_OUT/cli" 2>&1
+	cli_rc=$?
+	wait $spid
+	srv_rc=$?
+}
+# pair_ok: both sides of the last server_client exited with 0; if not,
+# says so with the end of each side's output.
+pair_ok() {
+	[ "$cli_rc" = 0 ] && [ "$srv_rc" = 0 ] && return 0
+	echo "# client exit $cli_rc, server exit $srv_rc"
+	tail -n 12 "$PAIR_OUT/srv" "$PAIR_OUT/cli" | sed "s/^/#   /"
+	return 1
+}
+
 # loopback_perftest CMD...: perftest's CMD as server and as client on this
-# host (they meet over 127.0.0.1); 0 if both exit with 0; the client's
-# output in /tmp/perftest.log, the server's printed if it failed.
+# host (they meet over 127.0.0.1); 0 if both exit with 0.
 loopback_perftest() {
-	local rc srv
-	timeout 120 "$@" > /tmp/perftest-server.log 2>&1 &
-	srv=$!
-	sleep 1.5
-	timeout 120 "$@" 127.0.0.1 > /tmp/perftest.log 2>&1
-	rc=$?
-	if ! wait "$srv"; then
-		echo "# the $1 server failed:"
-		sed 's/^/#   /' /tmp/perftest-server.log
-		rc=1
-	fi
-	return $rc
+	server_client "tcp_listening 18515" "$@" -- "$@" 127.0.0.1
+	pair_ok
 }
 module_loaded() { [ -d /sys/module/sroce ]; }
 module_unloaded() { [ ! -d /sys/module/sroce ]; }
@@ -141,14 +137,6 @@ wait_line() {
 	wait_for "$3" grep -q -- "$2" "$1"
 }
 
-# gid_index TEXT [DEV]: the index of DEV's (sroce0's) GID shown as TEXT.
-gid_index() {
-	ibv_devinfo -v -d "${2:-sroce0}" | awk -v g="$1" '/GID\[/ {
-		s = $0; sub(/.*GID\[ */, "", s); i = s + 0
-		sub(/^[0-9]+\]:[ \t]*/, "", s); sub(/,.*/, "", s)
-		if (s == g) { print i; exit } }'
-}
-have_gid() { [ -n "$(gid_index "$@")" ]; }
 
 # peer_netns NS ADDR...: a veth v0 (192.0.2.1, 2001:db8::1) whose other
 # end v0p lives in a new network namespace NS with the IPv6 addresses
@@ -169,16 +157,18 @@ peer_netns() {
 		lladdr "$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')"
 }
 
-# perftest TOOL ARGS...: a perftest server and client on sroce0 (the
-# client to 127.0.0.1); both succeed and the client prints a result line.
+# perftest TOOL ARGS...: a perftest server and client on sroce0, through
+# TCP on 127.0.0.1 or, with -R, through rdma_cm on 192.0.2.1; both
+# succeed and the client prints a result line (and says rdma_cm with -R).
 perftest() {
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" > /tmp/pt-srv.log 2>&1 &
-	local srv=$!
-	sleep 1.5
-	timeout 120 "$1" -d sroce0 -x 1 -F "${@:2}" 127.0.0.1 > /tmp/pt-cli.log 2>&1
-	local rc=$?
-	wait $srv
-	local src=$?
-	[ $rc -eq 0 ] && [ $src -eq 0 ] &&
-		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/pt-cli.log
+	local ready="tcp_listening 18515" addr=127.0.0.1
+	case " $* " in *" -R "*) ready="listening $1"; addr=192.0.2.1 ;; esac
+	server_client "$ready" "$1" -d sroce0 -x 1 -F "${@:2}" -- \
+		"$1" -d sroce0 -x 1 -F "${@:2}" $addr
+	pair_ok || return 1
+	grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$PAIR_OUT/cli" ||
+		{ echo "# no result line"; return 1; }
+	case " $* " in
+	*" -R "*) grep -q 'Data ex. method : rdma_cm' "$PAIR_OUT/cli" ;;
+	esac
 }

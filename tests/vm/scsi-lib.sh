@@ -88,6 +88,9 @@ iser_login() {
 # iser_logout ADDR: the session with IQN at ADDR logged out.
 iser_logout() { iser_node "$1" --logout > /dev/null; }
 
+# disk_up DISK_FN: DISK_FN (iser_disk, srp_disk) names a disk.
+disk_up() { [ -n "$("$1")" ]; }
+
 # iser_disk: the disk (sda, ...) of IQN's session.
 iser_disk() {
 	local s
@@ -185,7 +188,7 @@ srp_logout() {
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 > "$p/delete"
 	done
-	storage_wait 30 sh -c '! ls /sys/class/srp_remote_ports/port-* > /dev/null 2>&1'
+	wait_for 30 sh -c '! ls /sys/class/srp_remote_ports/port-* > /dev/null 2>&1'
 }
 
 # eui64 MAC: the EUI-64 of MAC in 16 hex digits: the node GUID sroce and

@@ -64,16 +64,6 @@ nvmet_clear() {
 	return 0
 }
 
-# storage_wait SECONDS CMD...: CMD succeeds within SECONDS (polled).
-storage_wait() {
-	local n=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 
 # peer_hear: the next word the other lab VM says (TCP port 18700), within
 # SROCE_TEST_PEER_WAIT seconds (default 400; make check-debug gives the
@@ -137,13 +127,13 @@ nvme_attach() {
 	shift 4
 	timeout 120 nvme connect -t "$tr" -a "$addr" -s "$svc" -n "$nqn" "$@" \
 		> /dev/null || return
-	storage_wait 30 nvme_ns "$nqn" 1 > /dev/null
+	wait_for 30 nvme_ns "$nqn" 1 > /dev/null
 }
 
 # nvme_detach NQN: nvme disconnect; no controller of NQN is left.
 nvme_detach() {
 	timeout 120 nvme disconnect -n "$1" > /dev/null || return
-	storage_wait 30 sh -c "! grep -qx '$1' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
+	wait_for 30 sh -c "! grep -qx '$1' /sys/class/nvme/nvme*/subsysnqn 2>/dev/null"
 }
 
 # fio_run LOG FIO_ARG...: fio exits 0 and its log (LOG) reports no error.

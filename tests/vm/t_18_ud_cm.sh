@@ -43,33 +43,7 @@ check_baseline() {	# check_baseline WHEN
 	fi
 }
 gone() { ! kill -0 "$1" 2>/dev/null; }
-# listening COMM: an rdma_cm listener of the program COMM on sroce0.
-listening() { rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*comm $1 "; }
-tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
-
-# pair READY SERVER... -- CLIENT...: runs the server, once READY (a shell
-# command) succeeds the client; sets srv_rc and cli_rc, leaves the output
-# in $LOG/srv and $LOG/cli.
-pair() {
-	local ready=$1 s=()
-	shift
-	while [ "$1" != -- ]; do s+=("$1"); shift; done
-	shift
-	timeout 60 "${s[@]}" > "$LOG/srv" 2>&1 &
-	local spid=$!
-	wait_for 10 eval "$ready" || echo "# server not ready: $ready"
-	timeout 60 "$@" > "$LOG/cli" 2>&1
-	cli_rc=$?
-	wait $spid
-	srv_rc=$?
-}
-both_ok() {
-	[ "$cli_rc" = 0 ] && [ "$srv_rc" = 0 ] && return 0
-	echo "# client exit $cli_rc, server exit $srv_rc"
-	tail -n 12 "$LOG/srv" "$LOG/cli" | sed "s/^/#   /"
-	return 1
-}
-n_lines() { grep -c -- "$2" "$LOG/$1"; }
+n_lines() { grep -c -- "$2" "$PAIR_OUT/$1"; }
 
 echo "# setup took $SECONDS s"
 # --- ud_test: the UD semantics -------------------------------------------
@@ -109,12 +83,12 @@ echo "# ud_test done at $SECONDS s"
 # --- ibv_ud_pingpong ------------------------------------------------------
 udpp() {	# udpp GID: 200 exchanges of 1024 B, buffers checked
 	local r0=$(sroce_stat ud_received) q0=$(sroce_stat rx_drop_qkey) n0=$(sroce_stat rx_drop_no_recv)
-	pair "tcp_listening 18515" ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c \
+	server_client "tcp_listening 18515" ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c \
 		-- ibv_ud_pingpong -d sroce0 -g "$1" -s 1024 -n 200 -c 127.0.0.1
-	both_ok || return 1
+	pair_ok || return 1
 	[ "$(n_lines srv '200 iters in')" = 1 ] && [ "$(n_lines cli '200 iters in')" = 1 ] ||
 		{ echo "# no '200 iters in' line"; return 1; }
-	! grep -qi 'invalid data' "$LOG/srv" "$LOG/cli" || { echo "# data check failed"; return 1; }
+	! grep -qi 'invalid data' "$PAIR_OUT/srv" "$PAIR_OUT/cli" || { echo "# data check failed"; return 1; }
 	local r=$(( $(sroce_stat ud_received) - r0 ))
 	[ "$r" -ge 400 ] || { echo "# ud_received grew by $r"; return 1; }
 	[ "$(sroce_stat rx_drop_qkey)" = "$q0" ] && [ "$(sroce_stat rx_drop_no_recv)" = "$n0" ] ||
@@ -125,23 +99,23 @@ check "ibv_ud_pingpong -c, IPv6" udpp "${g6:-2}"
 
 # --- rdma_cm clients --------------------------------------------------------
 rping_pair() {	# rping_pair ADDR: 20 validated pings of 4000 B
-	pair "listening rping" rping -s -a "$1" -C 20 -S 4000 -V -v \
+	server_client "listening rping" rping -s -a "$1" -C 20 -S 4000 -V -v \
 		-- rping -c -a "$1" -C 20 -S 4000 -V -v
-	both_ok || return 1
+	pair_ok || return 1
 	[ "$(n_lines cli '^ping data: rdma-ping-')" = 20 ] &&
 		[ "$(n_lines srv '^server ping data: rdma-ping-')" = 20 ] &&
-		grep -q '^ping data: rdma-ping-19: ' "$LOG/cli" &&
-		! grep -qiE 'mismatch|fail' "$LOG/srv" "$LOG/cli" ||
+		grep -q '^ping data: rdma-ping-19: ' "$PAIR_OUT/cli" &&
+		! grep -qiE 'mismatch|fail' "$PAIR_OUT/srv" "$PAIR_OUT/cli" ||
 		{ echo "# pings: $(n_lines cli '^ping data') client, $(n_lines srv '^server ping data') server"
-		  grep -iE 'mismatch|fail' "$LOG/srv" "$LOG/cli" | head -n 5 | sed 's/^/#   /'
+		  grep -iE 'mismatch|fail' "$PAIR_OUT/srv" "$PAIR_OUT/cli" | head -n 5 | sed 's/^/#   /'
 		  return 1; }
 }
 check "rping -V -C 20 -S 4000, IPv4 (20 pings validated on both sides)" rping_pair 192.0.2.1
 check "rping -V -C 20 -S 4000, IPv6" rping_pair 2001:db8::1
 
 cmatose() {	# cmatose TOOL ADDR ARGS...: both sides report success
-	pair "listening $1" "$1" -b "$2" "${@:3}" -- "$1" -s "$2" "${@:3}"
-	both_ok || return 1
+	server_client "listening $1" "$1" -b "$2" "${@:3}" -- "$1" -s "$2" "${@:3}"
+	pair_ok || return 1
 	local f
 	for f in srv cli; do
 		[ "$(n_lines $f '^data transfers complete')" = 1 ] &&
@@ -156,12 +130,12 @@ check "udaddy -c 4 -C 20, IPv4 (UD through SIDR, replies through the GRH)" \
 check "udaddy -c 2 -C 10, IPv6" cmatose udaddy 2001:db8::1 -c 2 -C 10
 
 mckey_pair() {	# mckey_pair BIND GROUP: 10 datagrams through a multicast group
-	pair "grep -q 'receiving data transfers' $LOG/srv" \
+	server_client "grep -q 'receiving data transfers' $PAIR_OUT/srv" \
 		stdbuf -oL mckey -m "$2" -b "$1" -C 10 -- \
 		mckey -m "$2" -b "$1" -s -C 10
-	both_ok || return 1
-	grep -q '^data transfers complete' "$LOG/srv" &&
-		grep -q '^data transfers complete' "$LOG/cli" ||
+	pair_ok || return 1
+	grep -q '^data transfers complete' "$PAIR_OUT/srv" &&
+		grep -q '^data transfers complete' "$PAIR_OUT/cli" ||
 		{ echo "# mckey: no 'data transfers complete'"; return 1; }
 }
 check "mckey, IPv4 group 239.1.2.3 (attach, 10 datagrams, detach)" \
@@ -171,53 +145,46 @@ check "mckey, IPv4 group 239.1.2.3 (attach, 10 datagrams, detach)" \
 # through verbs instead.
 
 rdma_srv_cli() {
-	pair "listening rdma_server" rdma_server -s 192.0.2.1 -- rdma_client -s 192.0.2.1
-	both_ok && grep -q '^rdma_server: end 0' "$LOG/srv" &&
-		grep -q '^rdma_client: end 0' "$LOG/cli"
+	server_client "listening rdma_server" rdma_server -s 192.0.2.1 -- rdma_client -s 192.0.2.1
+	pair_ok && grep -q '^rdma_server: end 0' "$PAIR_OUT/srv" &&
+		grep -q '^rdma_client: end 0' "$PAIR_OUT/cli"
 }
 check "rdma_server / rdma_client (end 0 on both sides)" rdma_srv_cli
 
 rstream_pair() {	# 1000 transfers of 4 KiB over rsockets, verified
-	pair "listening rstream" rstream -b 192.0.2.1 -S 4096 -C 1000 -T v \
+	server_client "listening rstream" rstream -b 192.0.2.1 -S 4096 -C 1000 -T v \
 		-- rstream -s 192.0.2.1 -S 4096 -C 1000 -T v
-	both_ok && grep -qE '^custom +4k +1k ' "$LOG/srv" &&
-		grep -qE '^custom +4k +1k ' "$LOG/cli" &&
-		! grep -qi mismatch "$LOG/srv" "$LOG/cli"
+	pair_ok && grep -qE '^custom +4k +1k ' "$PAIR_OUT/srv" &&
+		grep -qE '^custom +4k +1k ' "$PAIR_OUT/cli" &&
+		! grep -qi mismatch "$PAIR_OUT/srv" "$PAIR_OUT/cli"
 }
 check "rstream -T v (verified data, result line on both sides)" rstream_pair
 
-# perftest TOOL ARGS...: through rdma_cm (-R) or TCP; a result line each side.
-perftest() {
-	local ready="tcp_listening 18515" addr=127.0.0.1
-	case " $* " in *" -R "*) ready="listening $1"; addr=192.0.2.1 ;; esac
-	pair "$ready" "$1" -d sroce0 -x 1 -F "${@:2}" -- "$1" -d sroce0 -x 1 -F "${@:2}" $addr
-	both_ok || return 1
-	grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/cli" &&
-		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/srv" ||
-		{ echo "# no result line"; return 1; }
-	case " $* " in
-	*" -R "*) grep -q 'Data ex. method : rdma_cm' "$LOG/cli" ;;
-	esac
+# perftest_both TOOL ARGS...: perftest (tests/vm/lib.sh), the server's
+# result line too.
+perftest_both() {
+	perftest "$@" && grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$PAIR_OUT/srv" ||
+		{ echo "# no result line on both sides"; return 1; }
 }
 for t in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat; do
-	check "$t -R" perftest $t -R
+	check "$t -R" perftest_both $t -R
 done
-check "ib_send_bw -c UD -a" perftest ib_send_bw -c UD -a -n 50
-check "ib_send_lat -c UD" perftest ib_send_lat -c UD -s 1024
-check "ib_send_bw -c UD -R" perftest ib_send_bw -c UD -R
+check "ib_send_bw -c UD -a" perftest_both ib_send_bw -c UD -a -n 50
+check "ib_send_lat -c UD" perftest_both ib_send_lat -c UD -s 1024
+check "ib_send_bw -c UD -R" perftest_both ib_send_bw -c UD -R
 # UC on the shortcut: every message must land (nothing is lost here).
 ucpp() {	# ucpp SIZE: 200 exchanges, buffers checked
-	pair "tcp_listening 18515" ibv_uc_pingpong -d sroce0 -g "$g4" -s "$1" -n 200 -c \
+	server_client "tcp_listening 18515" ibv_uc_pingpong -d sroce0 -g "$g4" -s "$1" -n 200 -c \
 		-- ibv_uc_pingpong -d sroce0 -g "$g4" -s "$1" -n 200 -c 127.0.0.1
-	both_ok || return 1
+	pair_ok || return 1
 	[ "$(n_lines srv '200 iters in')" = 1 ] && [ "$(n_lines cli '200 iters in')" = 1 ] ||
 		{ echo "# no '200 iters in' line"; return 1; }
-	! grep -qi 'invalid data' "$LOG/srv" "$LOG/cli" || { echo "# data check failed"; return 1; }
+	! grep -qi 'invalid data' "$PAIR_OUT/srv" "$PAIR_OUT/cli" || { echo "# data check failed"; return 1; }
 }
 check "ibv_uc_pingpong -c, 4 KiB (both sides)" ucpp 4096
 check "ibv_uc_pingpong -c, 64 KiB" ucpp 65536
-check "ib_send_bw -c UC" perftest ib_send_bw -c UC
-check "ib_write_bw -c UC" perftest ib_write_bw -c UC
+check "ib_send_bw -c UC" perftest_both ib_send_bw -c UC
+check "ib_write_bw -c UC" perftest_both ib_write_bw -c UC
 check_baseline "after the clients"
 
 echo "# clients done at $SECONDS s"
@@ -239,10 +206,10 @@ check "and IPv6" rejected 2001:db8::1
 # kill -9 an ib_send_bw -R client mid-run: its resources go, the server's
 # connection is disconnected by the CM (perftest's server itself keeps
 # polling for a peer that is gone, so it is killed afterwards).
-ib_send_bw -d sroce0 -x 1 -F -R -D 30 > "$LOG/srv" 2>&1 &
+ib_send_bw -d sroce0 -x 1 -F -R -D 30 > "$PAIR_OUT/srv" 2>&1 &
 srv=$!
 wait_for 10 listening ib_send_bw
-ib_send_bw -d sroce0 -x 1 -F -R -D 30 192.0.2.1 > "$LOG/cli" 2>&1 &
+ib_send_bw -d sroce0 -x 1 -F -R -D 30 192.0.2.1 > "$PAIR_OUT/cli" 2>&1 &
 cli=$!
 connected() { rdma res show cm_id | grep -q "state CONNECT .*pid $cli "; }
 check "ib_send_bw -R connected" wait_for 10 connected
@@ -265,10 +232,10 @@ check_baseline "after kill -9 under ib_send_bw -R"
 
 # rping_forever WHAT: a long rping pair; sets srv and cli, checks it pings.
 rping_forever() {
-	rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$LOG/srv" 2>&1 &
+	rping -s -a 192.0.2.1 -C 1000000 -S 200 -V > "$PAIR_OUT/srv" 2>&1 &
 	srv=$!
 	wait_for 10 listening rping
-	rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$LOG/cli" 2>&1 &
+	rping -c -a 192.0.2.1 -C 1000000 -S 200 -V -v > "$PAIR_OUT/cli" 2>&1 &
 	cli=$!
 	sleep 3
 	check "rping is pinging $1" test "$(n_lines cli '^ping data')" -gt 0
@@ -302,12 +269,12 @@ kill $srv
 wait $srv 2>/dev/null
 bad=0
 for i in $(seq $((rounds / 20))); do
-	timeout 30 ucmatose -b 192.0.2.1 -c 10 -C 1 > "$LOG/srv" 2>&1 &
+	timeout 30 ucmatose -b 192.0.2.1 -c 10 -C 1 > "$PAIR_OUT/srv" 2>&1 &
 	s=$!
 	wait_for 10 listening ucmatose
-	timeout 30 ucmatose -s 192.0.2.1 -c 10 -C 1 > "$LOG/cli" 2>&1 || bad=$((bad + 1))
+	timeout 30 ucmatose -s 192.0.2.1 -c 10 -C 1 > "$PAIR_OUT/cli" 2>&1 || bad=$((bad + 1))
 	wait $s || bad=$((bad + 1))
-	grep -q '^return status 0' "$LOG/cli" || bad=$((bad + 1))
+	grep -q '^return status 0' "$PAIR_OUT/cli" || bad=$((bad + 1))
 done
 check_eq "$((rounds / 2)) ucmatose connections in rounds of 10" 0 "$bad"
 echo "# $((rounds * 3 / 2)) connections set up and torn down in $((SECONDS - t0)) s"
@@ -318,7 +285,7 @@ rping_forever "before the delete"
 check "rdma link delete under rping" timeout 30 rdma link delete sroce0
 both_gone() { gone $srv && gone $cli; }
 check "both rping sides exit within 10 s of the delete" wait_for 10 both_gone
-grep -h -i 'removal' "$LOG/srv" "$LOG/cli" | sort | uniq -c | sed 's/^/# /'
+grep -h -i 'removal' "$PAIR_OUT/srv" "$PAIR_OUT/cli" | sort | uniq -c | sed 's/^/# /'
 kill -9 $srv $cli 2>/dev/null
 wait $srv $cli 2>/dev/null
 check "no objects left after the delete" wait_for 10 objects_zero

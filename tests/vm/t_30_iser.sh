@@ -20,8 +20,7 @@ check "open-iscsi discovers the target and logs in over iSER" \
 	iser_login 192.0.2.1
 [ -f /tmp/iser-login.log ] || sed 's/^/# /' /tmp/iser-disc.log
 sed 's/^/# /' /tmp/iser-login.log 2> /dev/null
-disk_up() { [ -n "$(iser_disk)" ]; }
-check "the LUN shows up as a disk" wait_for 30 disk_up
+check "the LUN shows up as a disk" wait_for 30 disk_up iser_disk
 check "the session's transport is iser" sh -c \
 	"iscsiadm -m session -P 1 | grep -q 'Iface Transport: iser'"
 verify_lun iSER "/dev/$(iser_disk)" 512k
@@ -35,7 +34,7 @@ check "every sroce object but pooled CQs is back at its baseline" \
 # relogins fail, and after the 5 s replacement timeout the I/O fails.
 relogin() { iser_node 192.0.2.1 --login > /dev/null; }
 check "login again" relogin
-check "the LUN is back" wait_for 30 disk_up
+check "the LUN is back" wait_for 30 disk_up iser_disk
 gone_under_io "/dev/$(iser_disk)" "the target portal group is disabled under I/O" \
 	sh -c "echo 0 > '$(iser_tpg)/enable'"
 check "logout of the failed session" iser_logout 192.0.2.1

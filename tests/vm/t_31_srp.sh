@@ -28,8 +28,7 @@ back_at_base() {
 }
 regs=$(sroce_stat fast_regs)
 check "ib_srp logs in through RDMA/CM" srp_login sroce0 192.0.2.1 "$guid"
-disk_up() { [ -n "$(srp_disk)" ]; }
-check "the LUN shows up as a disk" wait_for 30 disk_up
+check "the LUN shows up as a disk" wait_for 30 disk_up srp_disk
 verify_lun SRP "/dev/$(srp_disk)" 4m
 check "the initiator registered memory with REG_MR" \
 	test "$(sroce_stat fast_regs)" -gt $((regs + 100))
@@ -40,7 +39,7 @@ check "every sroce object but pooled CQs is back at its baseline" \
 # The target goes away under I/O: srpt disconnects, ib_srp's reconnects
 # fail, and after fast_io_fail_tmo (2 s) the I/O fails.
 check "ib_srp logs in again" srp_login sroce0 192.0.2.1 "$guid"
-check "the LUN is back" wait_for 30 disk_up
+check "the LUN is back" wait_for 30 disk_up srp_disk
 tmo() {
 	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
