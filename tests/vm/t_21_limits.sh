@@ -2,23 +2,24 @@
 # (the kernel's own PD, CQ, QP1 and MR count too), and ring memory is
 # charged to the memory cgroup of the process that asked for it.
 # vm-timeout: 600
-# vm-checks: 25
+# vm-checks: 55
 . ./lib.sh
 make_veth v0 1
 check "modprobe sroce with small limits" \
-	modprobe sroce max_pd=4 max_cq=5 max_mr=7 max_qp=6
+	modprobe sroce max_pd=4 max_cq=5 max_mr=7 max_qp=6 max_srq=3
 rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
-for t in pd cq mr qp; do
+for t in pd cq mr qp srq; do
 	check_eq "query_device reports max_$t" \
 		"$(cat /sys/module/sroce/parameters/max_$t)" "$(devinfo sroce0 max_$t)"
 done
 
 out=$("$T/limits" count sroce0)
 echo "$out"
-for t in pds:4 cqs:5 mrs:7 qps:6; do
-	name=${t%:*} max=${t#*:}
-	left=$((max - $(awk -v t="$name" '$1 == t { print $2 }' <<<"$base")))
+# Windows take entries of the MR table: as many fit as MRs did.
+for t in pds:4:pds cqs:5:cqs mrs:7:mrs qps:6:qps srqs:3:srqs mws:7:mrs; do
+	IFS=: read -r name max counted <<<"$t"
+	left=$((max - $(awk -v t="$counted" '$1 == t { print $2 }' <<<"$base")))
 	check_eq "$name: $left more fit below the limit of $max, the next fails with ENOMEM" \
 		"$name $left 12" "$(grep "^$name " <<<"$out")"
 done
@@ -73,6 +74,13 @@ timeout 400 sh -c "echo \$\$ > $cgf/cgroup.procs &&
 	exec $T/shortcut_flood sroce0 $(gid_index 2001:db8::1)"
 check "shortcut_flood ends with status 0" [ $? -eq 0 ]
 check "every object is gone after the processes" wait_for 10 objects_at "$base"
+
+# Each limit ibv_devinfo reports (Documentation/capabilities.rst) works at
+# N and is refused at N+1 (tests/progs/cap_edges.c; 22 checks).
+check "sroce0 has the GID ::ffff:192.0.2.1" wait_for 10 have_gid ::ffff:192.0.2.1
+timeout 300 "$T/cap_edges" sroce0 "$(gid_index ::ffff:192.0.2.1)"
+check "cap_edges ends with status 0" [ $? -eq 0 ]
+check "every object is gone after cap_edges" wait_for 10 objects_at "$base"
 rdma link delete sroce0
 rmdir "$cg" "$cgf"
 finish
