@@ -4,7 +4,9 @@
 # Starts VICTIM (tests/progs/wire_victim) on DEV in this namespace, then
 # moves itself into the network namespace NETNS, where it owns 2001:db8::2
 # (the victim's peer) and 2001:db8::3 (a stranger), and sends crafted
-# packets with a correct ICRC at the victim's QPs. Every case asserts what
+# packets with a correct ICRC at the victim's QPs. With
+# SROCE_WIRE_FAMILY=4 it speaks IPv4 instead, from 192.0.2.2 and
+# 192.0.2.3 to 192.0.2.1 (GID_INDEX then names ::ffff:192.0.2.1). Every case asserts what
 # came back (ACK, NAK code, READ response, or nothing), which of the
 # device's hw counters (drops) moved, the completions the victim saw,
 # and that no byte of the victim's memory changed except the ones a valid
@@ -20,9 +22,15 @@ import sys
 import time
 import zlib
 
-VICTIM_ADDR = "2001:db8::1"
-PEER_ADDR = "2001:db8::2"
-STRANGER_ADDR = "2001:db8::3"
+IPV4 = os.environ.get("SROCE_WIRE_FAMILY", "6") == "4"
+if IPV4:
+    VICTIM_ADDR, PEER_ADDR, STRANGER_ADDR = \
+        "192.0.2.1", "192.0.2.2", "192.0.2.3"
+else:
+    VICTIM_ADDR, PEER_ADDR, STRANGER_ADDR = \
+        "2001:db8::1", "2001:db8::2", "2001:db8::3"
+# The peer's GID, as the victim connects its QPs to it.
+PEER_GID = "::ffff:" + PEER_ADDR if IPV4 else PEER_ADDR
 ROCE_PORT = 4791
 PEER_QPN_BASE = 0x1000
 PEER_PSN = 0x100
@@ -138,16 +146,23 @@ def enter_netns(name):
 
 
 def icrc(src, dst, sport, body):
-    """The ICRC of a RoCEv2 packet over IPv6: the fields routers may
-    change (traffic class, flow label, hop limit, UDP checksum) and the
-    BTH's reserved byte are masked with ones."""
+    """The ICRC of a RoCEv2 packet: over IPv6 the fields routers may
+    change (traffic class, flow label, hop limit, UDP checksum) are
+    masked with ones, over IPv4 the TOS, TTL and header checksum (and the
+    UDP checksum); the BTH's reserved byte is masked too. An IPv4 packet
+    is one Endpoint sends: DF set, so its identification is 0."""
     udp_len = 8 + len(body) + 4
-    ip6 = (b"\x6f\xff\xff\xff" + struct.pack(">H", udp_len) + b"\x11\xff" +
-           socket.inet_pton(socket.AF_INET6, src) +
-           socket.inet_pton(socket.AF_INET6, dst))
+    if ":" in src:
+        ip = (b"\x6f\xff\xff\xff" + struct.pack(">H", udp_len) +
+              b"\x11\xff" + socket.inet_pton(socket.AF_INET6, src) +
+              socket.inet_pton(socket.AF_INET6, dst))
+    else:
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0xFF, 20 + udp_len, 0,
+                         0x4000, 0xFF, 17, 0xFFFF,
+                         socket.inet_aton(src), socket.inet_aton(dst))
     udp = struct.pack(">HHH", sport, ROCE_PORT, udp_len) + b"\xff\xff"
     masked = body[:4] + b"\xff" + body[5:]
-    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + ip6 + udp + masked))
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + ip + udp + masked))
 
 
 class Endpoint:
@@ -155,9 +170,15 @@ class Endpoint:
 
     def __init__(self, addr, port):
         self.addr = addr
-        self.s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-        # sroce leaves the IPv6 UDP checksum zero, as RoCEv2 allows.
-        self.s.setsockopt(socket.SOL_UDP, 102, 1)    # UDP_NO_CHECK6_RX
+        if ":" in addr:
+            self.s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            # sroce leaves the IPv6 UDP checksum zero, as RoCEv2 allows.
+            self.s.setsockopt(socket.SOL_UDP, 102, 1)  # UDP_NO_CHECK6_RX
+        else:
+            self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            # DF set (IP_PMTUDISC_DO): the kernel then sends ID 0,
+            # which icrc() assumes.
+            self.s.setsockopt(socket.IPPROTO_IP, 10, 2)  # IP_MTU_DISCOVER
         # Room for a burst of READ responses (SO_RCVBUFFORCE).
         self.s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)
         self.s.bind((addr, port))
@@ -211,7 +232,7 @@ def reth(va, rkey, length):
 
 def main():
     victim_bin, dev, gid_index, netns = sys.argv[1:5]
-    v = Victim([victim_bin, dev, gid_index, PEER_ADDR])
+    v = Victim([victim_bin, dev, gid_index, PEER_GID])
     mr = bytearray(initial(0x11))
     other = initial(0x22)
     enter_netns(netns)

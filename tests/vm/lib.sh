@@ -139,11 +139,11 @@ wait_line() {
 
 
 # peer_netns NS ADDR...: a veth v0 (192.0.2.1, 2001:db8::1) whose other
-# end v0p lives in a new network namespace NS with the IPv6 addresses
-# ADDR... (a /64 each). The first ADDR's MAC is a permanent neighbour of
-# v0: modify_qp resolves it within a second, which a slow VM may miss.
+# end v0p lives in a new network namespace NS with the addresses ADDR...
+# (IPv6 in a /64, IPv4 in a /24). Each is a permanent neighbour of v0:
+# modify_qp resolves it within a second, which a slow VM may miss.
 peer_netns() {
-	local ns=$1 a
+	local ns=$1 a mac
 	shift
 	make_veth v0 1
 	ip netns add "$ns"
@@ -151,10 +151,15 @@ peer_netns() {
 	ip -n "$ns" link set lo up
 	ip -n "$ns" link set v0p up
 	for a in "$@"; do
-		ip -n "$ns" -6 addr add "$a/64" dev v0p nodad
+		case $a in
+		*:*) ip -n "$ns" -6 addr add "$a/64" dev v0p nodad ;;
+		*) ip -n "$ns" addr add "$a/24" dev v0p ;;
+		esac
 	done
-	ip -6 neigh replace "$1" dev v0 nud permanent \
-		lladdr "$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')"
+	mac=$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')
+	for a in "$@"; do
+		ip neigh replace "$a" dev v0 nud permanent lladdr "$mac"
+	done
 }
 
 # perftest TOOL ARGS...: a perftest server and client on sroce0, through
