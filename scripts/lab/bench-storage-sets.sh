@@ -1,7 +1,9 @@
 #!/bin/bash
 # Runs inside the lab VM (scripts/bench storage sets SET...): sroce.ko's
 # module parameter sets compared in one boot. Each SET is "name=value,..."
-# of /sys/module/sroce/parameters. Every round connects nvme-rdma on
+# of /sys/module/sroce/parameters, or "ko=PATH": sroce.ko loaded from PATH
+# (scripts/bench storage compare gives REV's build and this checkout's).
+# Every round connects nvme-rdma on
 # sroce0 once per SET (after writing it, so parameters read at connect
 # take effect), runs the QD1 and QD32 4 KiB random reads of
 # bench-storage.sh on the null_blk namespace, and then the same jobs over
@@ -46,10 +48,26 @@ jobs() {
 	sleep 1
 }
 
+# use_ko PATH: sroce0 on v0 again, served by sroce.ko from PATH (nothing
+# to do if PATH's module is the loaded one).
+loaded_ko=
+use_ko() {
+	[ "$loaded_ko" = "$1" ] && return 0
+	rdma link delete sroce0 && rmmod sroce && insmod "$1" &&
+		rdma link add sroce0 type sroce netdev v0 &&
+		wait_for 10 have_gid ::ffff:192.0.2.1 || return 1
+	loaded_ko=$1
+}
+
 results=$(mktemp)
 for round in $(seq 1 "$rounds"); do
 	for set in "$@"; do
 		for pv in ${set//,/ }; do
+			if [ "${pv%%=*}" = ko ]; then
+				use_ko "${pv#*=}" ||
+					{ echo "cannot load ${pv#*=}"; exit 1; }
+				continue
+			fi
 			echo "${pv#*=}" > "$params/${pv%%=*}" ||
 				{ echo "cannot set $pv"; exit 1; }
 		done
