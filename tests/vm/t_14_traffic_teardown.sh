@@ -7,7 +7,7 @@
 start_traffic() {
 	timeout 60 ib_write_bw -d sroce0 -x 1 -F -D 30 -q 2 > /dev/null 2>&1 &
 	srv=$!
-	sleep 1.5
+	wait_for 10 tcp_listening 18515
 	timeout 60 ib_write_bw -d sroce0 -x 1 -F -D 30 -q 2 127.0.0.1 > /dev/null 2>&1 &
 	cli=$!
 	sleep 3

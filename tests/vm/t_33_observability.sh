@@ -2,7 +2,7 @@
 # port's hw counters (rdma statistic, sysfs hw_counters), kept per device;
 # each QP's details through restrack (rdma resource show qp -dd); the
 # tracepoints (tracefs, perf).
-# vm-checks: 30
+# vm-checks: 33
 . ./lib.sh
 make_veth v0 1
 make_veth v1 2
@@ -76,7 +76,7 @@ check_eq "and on sroce1 nothing" "$o0" "$(sysfs_counters sroce1)"
 # restrack: a QP's details name its link and PSNs.
 timeout 60 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 200000 > /dev/null 2>&1 &
 server=$!
-sleep 1.5
+wait_for 10 tcp_listening 18515
 timeout 60 ib_send_lat -d sroce0 -x 1 -F -s 64 -n 200000 127.0.0.1 > /dev/null 2>&1 &
 client=$!
 qp_details() {
@@ -115,8 +115,9 @@ echo 0 > $TR/tracing_on
 echo > $TR/trace
 echo 1 > $TR/events/sroce/enable
 echo 1 > $TR/tracing_on
-loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
-timeout 120 "$T/rc_errors" sroce0 1 > /dev/null 2>&1
+check "ib_send_lat, traced" \
+	loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
+check "rc_errors, traced" timeout 120 "$T/rc_errors" sroce0 1 > /dev/null 2>&1
 echo 0 > $TR/tracing_on
 cp $TR/trace /tmp/sroce-trace.txt
 events() { grep -c " $1: " /tmp/sroce-trace.txt; }
@@ -135,41 +136,33 @@ check "perf lists the events" sh -c "perf list 'sroce:*' 2> /dev/null | grep -q 
 echo 0 > $TR/events/sroce/enable
 echo > $TR/trace
 echo 1 > $TR/tracing_on
-loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
+check "ib_send_lat, with the events off" \
+	loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
 check_eq "off, the events record nothing" 0 "$(grep -c ' sroce_' $TR/trace)"
 
 # A kick runs a worker's passes in the kicking process only while the
 # worker serves that user's QPs alone (the two QPs of a same-host
 # connection share a worker): two root processes kick their own passes;
 # with the client another user, the worker runs every kick instead.
-lat() {	# lat [nobody] [SERVER]: ib_send_lat on sroce0 (as uid 65534)
-	local as=()
-	if [ "${1:-}" = nobody ]; then
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		shift
-	fi
-	timeout 120 "${as[@]}" ib_send_lat -d sroce0 -x 1 -F -s 64 -n 2000 "$@"
+# lat [CLIENT_PREFIX...]: ib_send_lat on sroce0, its client run through
+# CLIENT_PREFIX (setpriv as another user), by server_client.
+lat() {
+	server_client "tcp_listening 18515" \
+		ib_send_lat -d sroce0 -x 1 -F -s 64 -n 2000 -- \
+		"$@" ib_send_lat -d sroce0 -x 1 -F -s 64 -n 2000 127.0.0.1
 }
 d0=$(sroce_stat kicks_deferred)
 k0=$(sroce_stat kicks)
-lat > /dev/null 2>&1 &
-server=$!
-sleep 1.5
-lat 127.0.0.1 > /tmp/perftest.log 2>&1
-check "ib_send_lat between two processes of one user" test $? -eq 0
-wait "$server"
-check "and its server ends with status 0" test $? -eq 0
+lat
+check "ib_send_lat between two processes of one user" test "$cli_rc" -eq 0
+check "and its server ends with status 0" test "$srv_rc" -eq 0
 check "they kicked the engine" test $(($(sroce_stat kicks) - k0)) -gt 0
 check_eq "and ran every kick themselves" 0 \
 	$(($(sroce_stat kicks_deferred) - d0))
 d0=$(sroce_stat kicks_deferred)
-lat > /dev/null 2>&1 &
-server=$!
-sleep 1.5
-lat nobody 127.0.0.1 > /tmp/perftest.log 2>&1
-check "ib_send_lat with the client another user" test $? -eq 0
-wait "$server"
-check "and its server ends with status 0" test $? -eq 0
+lat setpriv --reuid=65534 --regid=65534 --clear-groups
+check "ib_send_lat with the client another user" test "$cli_rc" -eq 0
+check "and its server ends with status 0" test "$srv_rc" -eq 0
 check "kicks were left to the worker ($(($(sroce_stat kicks_deferred) - d0)))" \
 	test $(($(sroce_stat kicks_deferred) - d0)) -gt 0
 
