@@ -119,22 +119,25 @@ loss_count() {
 }
 
 # netem_on: the link loses, reorders and duplicates from here on; the
-# loss counters' sum is kept for loss_seen.
+# loss counters' sum and the retransmits are kept for loss_seen.
 netem_on() {
 	loss_count > /tmp/loss-before &&
+	sroce_stat retransmits > /tmp/retransmits-before &&
 	modprobe sch_netem &&
 	tc qdisc add dev "$IF" root netem delay 1ms loss 5% reorder 10% \
 		duplicate 2%
 }
 
-# loss_seen: since netem_on, sroce retransmitted, timed out, sent or got a
-# sequence NAK or saw a duplicate: the loss was there and was recovered
-# from by the protocol, not by luck.
+# loss_seen [requester]: since netem_on, the loss was there and the
+# protocol, not luck, recovered from it: the loss counters
+# (LOSS_COUNTERS) moved, and on the requester's side (rc_remote's client)
+# sroce went back and sent packets again (go-back-N: retransmits moved).
 loss_seen() {
-	local n
+	local n re
 	n=$(($(loss_count) - $(cat /tmp/loss-before)))
-	echo "# loss counters ($LOSS_COUNTERS) moved by $n"
-	[ "$n" -gt 0 ]
+	re=$(($(sroce_stat retransmits) - $(cat /tmp/retransmits-before)))
+	echo "# loss counters ($LOSS_COUNTERS) moved by $n, retransmits by $re"
+	[ "$n" -gt 0 ] && { [ "${1:-}" != requester ] || [ "$re" -gt 0 ]; }
 }
 
 netem_off() {

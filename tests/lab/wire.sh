@@ -214,7 +214,7 @@ serve 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 check 'netem loses, reorders and duplicates on the link' netem_on
 drive 'sroce->sroce lossy' \$GID4 1 $((iters / 2)) $((seed + 2)) 262144 1024
 netem_off
-check 'the lossy phase moved the loss counters (client)' loss_seen
+check 'the lossy phase moved the loss counters, and the requester went back (retransmits) (client)' loss_seen requester
 cm_phases drive sroce-sroce
 nfs_phase drive 'nfs sroce->sroce' $((16 << 20))
 iser_phase drive 'iser sroce->sroce'
