@@ -6,7 +6,7 @@
  * Loading the module runs every check once, releases everything it made
  * and logs TAP-style lines,
  * "sroce_frwr_test: ok - ..." or "... not ok - ...", then a summary line
- * "sroce_frwr_test: N passed, M failed"; tests/vm/t_26_mr_ops.sh reads them.
+ * "sroce_frwr_test: N passed, M failed"; tests/vm/t_verbs_mr_ops.sh reads them.
  * Parameters: dev (the device, default sroce0) and gid_index (a GID of it
  * that routes to itself).
  *

@@ -192,7 +192,7 @@ guest() {
 
 big=$((1 << 20))
 # sroce <-> sroce. Phases alternate roles; a client waits for its server.
-# NFS files go up to 16 MiB here (t_29 copies 64 MiB on one host).
+# NFS files go up to 16 MiB here (t_storage_nfs_rdma copies 64 MiB on one host).
 pair sroce-sroce "$(guest 10 11 sroce 1500 "
 serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	 * The rule (security.rst): bad input gets an error completion, an
 	 * error return or a counted drop. Garbage in every ring cannot all
 	 * have been valid work: a QP ends in the error state (its ring
-	 * refused, counted in qp_ring_errors, which t_13 checks) or still
+	 * refused, counted in qp_ring_errors, which t_security_hostile_rings checks) or still
 	 * ready to send; nothing in between.
 	 */
 	for (i = 0; i < NQP; i++) {

@@ -51,7 +51,7 @@ static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t rd_atomic)
 		.dest_qpn = dest, .dgid = &gid, .sgid_index = gid_index,
 		.sq_psn = 100, .rq_psn = 100, .access = IBV_ACCESS_REMOTE_READ |
 		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
-		/* 1 s: t_11 counts timeouts, and a vCPU may stall 67 ms */
+		/* 1 s: t_rc_data counts timeouts, and a vCPU may stall 67 ms */
 		.timeout = 18, .retry_cnt = 7,
 		.rnr_retry = 7, .min_rnr_timer = 1, .rd_atomic = rd_atomic,
 	};

@@ -481,7 +481,7 @@ static void *kick_hammer(void *arg)
  * child process (whose kicks run the engine in its own context) write the
  * eventfd without pause while QPs that use it come and go, and the last
  * one goes with its context. The kernel log must stay clean (vm-run) and
- * no object may outlive the file (t_05).
+ * no object may outlive the file (t_verbs_uabi).
  */
 static void kick_race_cases(void)
 {

@@ -1,6 +1,6 @@
 # RC error paths: statuses for bad keys, access, ranges, RNR, short
 # receive buffers, a vanished peer, misaligned atomics and flushes, with
-# packets handed over and queued (t_11); and CQ
+# packets handed over and queued (t_rc_data); and CQ
 # resizing with completions held, including a refused shrink.
 # vm-checks: 77
 . ./lib.sh
@@ -9,7 +9,7 @@ rdma link add sroce0 type sroce netdev v0
 base=$(cat "$OBJECTS")
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished" test $? -le 1
-# The same over descriptors only (see t_11).
+# The same over descriptors only (see t_rc_data).
 echo 0 > /sys/module/sroce/parameters/shortcut_hand_over
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished, descriptors only (shortcut_hand_over=0)" test $? -le 1

@@ -292,5 +292,5 @@ check "no objects left after the delete" wait_for 10 objects_zero
 check "and no driver object at all" wait_for 10 sh -c \
 	'[ "$(awk "{ s += \$2 } END { print s }" '"$OBJECTS"')" = 0 ]'
 rm -rf "$LOG"
-echo "# t_18 took $SECONDS s"
+echo "# t_ud_cm took $SECONDS s"
 finish
