@@ -359,7 +359,7 @@ static int sroce_worker_fn(void *arg)
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
 	u64 spin_ns = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
-	bool idle, tx_blocked, polled, idled_a_window = false;
+	bool idle, tx_blocked, polled, idled_a_window = false, polling = false;
 	u64 idle_ns;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
@@ -376,15 +376,21 @@ static int sroce_worker_fn(void *arg)
 		if (sroce_worker_unlock_noted(w))
 			idle = false;
 		if (!idle) {
+			/* An idle poll that found work spared a sleep. */
+			if (polling)
+				sroce_stat_add(w->sdev, SROCE_STAT_POLL_HITS, 1);
+			polling = false;
 			idle_since = local_clock();
 			cond_resched();
 			continue;
 		}
 		polled = single_task_running();
 		if (polled && local_clock() - idle_since < spin_ns) {
+			polling = true;
 			cond_resched();
 			continue;
 		}
+		polling = false;
 
 		/*
 		 * The re-check takes the lock, so it runs in TASK_RUNNING; a

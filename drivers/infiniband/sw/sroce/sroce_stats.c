@@ -57,6 +57,7 @@ const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_KEYS_REVOKED].name = "keys_revoked",
 	[SROCE_STAT_KICKS_DEFERRED].name = "kicks_deferred",
 	[SROCE_STAT_CQ_EVENTS_HELD].name = "cq_events_held",
+	[SROCE_STAT_POLL_HITS].name = "worker_poll_hits",
 };
 
 int sroce_stats_alloc(struct sroce_dev *sdev)
