@@ -62,12 +62,14 @@ use_ko() {
 results=$(mktemp)
 for round in $(seq 1 "$rounds"); do
 	for set in "$@"; do
+		# A module first (a reload resets the parameters), then
+		# the parameters.
 		for pv in ${set//,/ }; do
-			if [ "${pv%%=*}" = ko ]; then
-				use_ko "${pv#*=}" ||
-					{ echo "cannot load ${pv#*=}"; exit 1; }
-				continue
-			fi
+			[ "${pv%%=*}" = ko ] || continue
+			use_ko "${pv#*=}" || { echo "cannot load ${pv#*=}"; exit 1; }
+		done
+		for pv in ${set//,/ }; do
+			[ "${pv%%=*}" = ko ] && continue
 			echo "${pv#*=}" > "$params/${pv%%=*}" ||
 				{ echo "cannot set $pv"; exit 1; }
 		done

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	printf("max_qp %d\n", dattr.orig_attr.max_qp);
 	printf("max_cq %d\n", dattr.orig_attr.max_cq);
 	printf("max_mr %d\n", dattr.orig_attr.max_mr);
+	printf("max_srq %d\n", dattr.orig_attr.max_srq);
 	printf("atomic_cap %d\n", dattr.orig_attr.atomic_cap);
 	printf("device_cap_flags 0x%x\n", dattr.orig_attr.device_cap_flags);
 	printf("max_pkeys %u\n", dattr.orig_attr.max_pkeys);

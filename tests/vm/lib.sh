@@ -140,8 +140,9 @@ wait_line() {
 
 # peer_netns NS ADDR...: a veth v0 (192.0.2.1, 2001:db8::1) whose other
 # end v0p lives in a new network namespace NS with the addresses ADDR...
-# (IPv6 in a /64, IPv4 in a /24). Each is a permanent neighbour of v0:
-# modify_qp resolves it within a second, which a slow VM may miss.
+# (IPv6 in a /64, IPv4 in a /24). Each is a permanent neighbour of v0
+# (modify_qp resolves it within a second, which a slow VM may miss), and
+# v0's own addresses are permanent neighbours in NS.
 peer_netns() {
 	local ns=$1 a mac
 	shift
@@ -159,6 +160,12 @@ peer_netns() {
 	mac=$(ip -n "$ns" -br link show v0p | awk '{ print $3 }')
 	for a in "$@"; do
 		ip neigh replace "$a" dev v0 nud permanent lladdr "$mac"
+	done
+	# And v0's addresses in NS: a peer that holds its own replies (a
+	# plugged case) never finds the victim's entry in PROBE.
+	mac=$(ip -br link show v0 | awk '{ print $3 }')
+	for a in 192.0.2.1 2001:db8::1; do
+		ip -n "$ns" neigh replace "$a" dev v0p nud permanent lladdr "$mac"
 	done
 }
 

@@ -2,6 +2,9 @@
 # NVMe over Fabrics in the lab VM: an nvmet target built through configfs
 # and nvme-cli's host side. Sourced by the storage tests (tests/vm,
 # tests/lab) and benches; every function returns non-zero on failure.
+# It needs wait_for (tests/vm/common.sh), sourced here for the benches.
+# shellcheck source=tests/vm/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 NVMET=/sys/kernel/config/nvmet
 NQN=nqn.2026-11.org.sroce:lab
 

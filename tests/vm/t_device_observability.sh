@@ -118,7 +118,7 @@ echo 1 > $TR/events/sroce/enable
 echo 1 > $TR/tracing_on
 check "ib_send_lat, traced" \
 	loopback_perftest ib_send_lat -d sroce0 -x 1 -F -s 64 -n 100
-check "rc_errors, traced" timeout 120 "$T/rc_errors" sroce0 1 > /dev/null 2>&1
+check "rc_errors, traced" sh -c "timeout 120 '$T/rc_errors' sroce0 1 > /dev/null 2>&1"
 echo 0 > $TR/tracing_on
 cp $TR/trace /tmp/sroce-trace.txt
 events() { grep -c " $1: " /tmp/sroce-trace.txt; }

@@ -254,13 +254,13 @@ echo "# teardown under traffic done at $SECONDS s"
 # --- connection setups and teardowns ----------------------------------------
 rounds=${SROCE_TEST_CM_ROUNDS:-100}
 t0=$SECONDS
-rping -s -P -a 192.0.2.1 -S 64 -V > "$LOG/psrv" 2>&1 &
+rping -s -P -a 192.0.2.1 -S 64 -V > "$PAIR_OUT/psrv" 2>&1 &
 srv=$!
 wait_for 10 listening rping
-: > "$LOG/pcli"
+: > "$PAIR_OUT/pcli"
 bad=0
 for i in $(seq "$rounds"); do
-	timeout 20 rping -c -a 192.0.2.1 -C 1 -S 64 -V -v >> "$LOG/pcli" 2>&1 ||
+	timeout 20 rping -c -a 192.0.2.1 -C 1 -S 64 -V -v >> "$PAIR_OUT/pcli" 2>&1 ||
 		bad=$((bad + 1))
 done
 check_eq "$rounds rping connections (persistent server), all exit 0" 0 "$bad"
