@@ -187,6 +187,48 @@ nvme_fault() {
 		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
 }
 
+# nvme_adversary_phase ROLE TAG: a connected malicious target against the
+# kernel's nvme-rdma host (tests/lab/nvme_adversary.py). ROLE "serve"
+# exports a brd namespace and runs the malicious peer beside nvmet-rdma;
+# ROLE "drive" connects with one I/O queue and runs the host's side.
+nvme_adversary_phase() {	# nvme_adversary_phase ROLE TAG
+	local tag=$2 ctrl ns word
+	if [ "$1" = serve ]; then
+		modprobe brd rd_nr=1 rd_size=65536
+		check "$tag: nvmet exports brd over $D" \
+			eval "nvmet_load use_srq=1 && nvmet_subsys $NQN /dev/ram0 &&
+			      nvmet_port 1 rdma ipv4 192.0.2.$ME 4420 $NQN"
+		check "$tag: the malicious peer's run ends with status 0" \
+			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/nvme_adversary.py" \
+			peer "$IF" "$PEER4"
+		word=$(peer_hear)
+		check "$tag: the host reports it is done (${word:-nothing})" \
+			test "$word" = "done"
+		nvmet_clear
+		check "$tag: target objects released" wait_for 30 objects_gone pooled-cqs
+		renew_device
+		return
+	fi
+	modprobe nvme-rdma
+	for _ in $(seq 1 120); do
+		nvme_attach "$NQN" rdma "$PEER4" 4420 -i 1 --reconnect-delay=1 \
+			--ctrl-loss-tmo=120 2> /dev/null && break
+		sleep 1
+	done
+	ctrl=$(nvme_ctrl "$NQN")
+	ns=$(wait_for 30 nvme_ns "$NQN" 1)
+	if check "$tag: nvme connect (${ctrl:-no controller}, ${ns:-no namespace})" \
+		test -n "$ctrl" -a -n "$ns"; then
+		check "$tag: the host's run ends with status 0" \
+			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/nvme_adversary.py" \
+			host "$ctrl" "$ns" "$PEER4"
+	fi
+	check "$tag: nvme disconnect" nvme_detach "$NQN"
+	check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
+	renew_device
+	lab_say_done
+}
+
 # NFS over RDMA. ROLE "serve" runs nfsd on brd listening on rdma 20049;
 # ROLE "drive" mounts it over RDMA from $D as NFSv4.2 and NFSv3 on IPv4
 # and NFSv4.2 on IPv6, writes files of 1 B to MAX bytes (default 64 MiB),

@@ -20,7 +20,11 @@
 #   host's link flapping for 10 s, the target's and the host's sroce
 #   device deleted), NFS over RDMA (NFSv3 and NFSv4.2, IPv4 and IPv6,
 #   checksums, nfsd restarted during a copy), iSER (open-iscsi to LIO)
-#   and SRP (ib_srp to ib_srpt), each direction.
+#   and SRP (ib_srp to ib_srpt), each direction;
+# - sroce against sroce: a malicious NVMe-oF target beside nvmet-rdma,
+#   speaking on the host's connection (tests/lab/nvme_adversary.py): a
+#   duplicate READ and a new READ through a key the target's SEND with
+#   invalidate ended; the host's buffer checked, the READs refused.
 # Prints the checks of both VMs, the failed ones again at the end, and
 # "wire: N passed, N failed". A command that times out prints where its
 # QPs and processes waited ("# stuck:").
@@ -205,6 +209,7 @@ nfs_phase serve 'nfs sroce->sroce'
 iser_phase serve 'iser sroce->sroce'
 srp_phase serve 'srp sroce->sroce'
 nvme_phase serve 'nvme sroce->sroce'
+nvme_adversary_phase serve 'nvme adversary'
 teardown_server")" "$(guest 11 10 sroce 1500 "
 check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
@@ -220,6 +225,7 @@ nfs_phase drive 'nfs sroce->sroce' $((16 << 20))
 iser_phase drive 'iser sroce->sroce'
 srp_phase drive 'srp sroce->sroce'
 nvme_phase drive 'nvme sroce->sroce' flap peer-delete delete
+nvme_adversary_phase drive 'nvme adversary'
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
