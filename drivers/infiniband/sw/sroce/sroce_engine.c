@@ -103,8 +103,7 @@ MODULE_PARM_DESC(worker_bind,
 /*
  * At depth the submitter keeps the bound worker's CPU busy, and the
  * worker takes turns with it while the other CPUs idle: requests pile up
- * while it waits, and its passes grow (at QD1 on one host 1.4 packets
- * and WQEs a pass, at QD32 5 to 20). A bound worker whose passes averaged
+ * while it waits, and its passes grow. A bound worker whose passes averaged
  * more than worker_release_batch over a window lets the scheduler place
  * it for a hold (100 ms), then binds again to look, the hold doubling (up
  * to 1 s) while the passes stay large (sroce_worker_review_binding).
