@@ -6,9 +6,7 @@
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
 #   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
-# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), UD
-#   multicast (mckey: an IPv4 group joined on one VM, 10 datagrams
-#   sent from the other; not to rdma_rxe from sroce), SRQs
+# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), SRQs
 #   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
 #   UC messages of 1024 packets, except from sroce to rxe), and 8 s of
