@@ -187,23 +187,33 @@ nvme_fault() {
 		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
 }
 
+# The malicious storage server of tests/lab/ulp_adversary.py, as "peer"
+# beside the real server on this VM; checked, with the client's word.
+adversary_peer() {	# adversary_peer TAG
+	local word
+	modprobe -a sch_prio sch_netem cls_u32
+	check "$1: the malicious peer's run ends with status 0" \
+		timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/ulp_adversary.py" \
+		peer "$IF" "$PEER4"
+	tc qdisc del dev "$IF" root 2> /dev/null
+	word=$(peer_hear)
+	check "$1: the client reports it is done (${word:-nothing})" \
+		test "$word" = "done"
+}
+
 # nvme_adversary_phase ROLE TAG: a connected malicious target against the
-# kernel's nvme-rdma host (tests/lab/nvme_adversary.py). ROLE "serve"
-# exports a brd namespace and runs the malicious peer beside nvmet-rdma;
-# ROLE "drive" connects with one I/O queue and runs the host's side.
+# kernel's nvme-rdma host. ROLE "serve" exports a brd namespace through
+# nvmet-rdma and runs the peer; ROLE "drive" connects with one I/O queue
+# and no keep-alive within the run (the peer's WRITE on the admin queue
+# must meet no other traffic there) and runs the host's side.
 nvme_adversary_phase() {	# nvme_adversary_phase ROLE TAG
-	local tag=$2 ctrl ns word
+	local tag=$2 ctrl ns
 	if [ "$1" = serve ]; then
 		modprobe brd rd_nr=1 rd_size=65536
 		check "$tag: nvmet exports brd over $D" \
 			eval "nvmet_load use_srq=1 && nvmet_subsys $NQN /dev/ram0 &&
 			      nvmet_port 1 rdma ipv4 192.0.2.$ME 4420 $NQN"
-		check "$tag: the malicious peer's run ends with status 0" \
-			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/nvme_adversary.py" \
-			peer "$IF" "$PEER4"
-		word=$(peer_hear)
-		check "$tag: the host reports it is done (${word:-nothing})" \
-			test "$word" = "done"
+		adversary_peer "$tag"
 		nvmet_clear
 		check "$tag: target objects released" wait_for 30 objects_gone pooled-cqs
 		renew_device
@@ -212,7 +222,7 @@ nvme_adversary_phase() {	# nvme_adversary_phase ROLE TAG
 	modprobe nvme-rdma
 	for _ in $(seq 1 120); do
 		nvme_attach "$NQN" rdma "$PEER4" 4420 -i 1 --reconnect-delay=1 \
-			--ctrl-loss-tmo=120 2> /dev/null && break
+			--ctrl-loss-tmo=120 --keep-alive-tmo=3600 2> /dev/null && break
 		sleep 1
 	done
 	ctrl=$(nvme_ctrl "$NQN")
@@ -220,11 +230,43 @@ nvme_adversary_phase() {	# nvme_adversary_phase ROLE TAG
 	if check "$tag: nvme connect (${ctrl:-no controller}, ${ns:-no namespace})" \
 		test -n "$ctrl" -a -n "$ns"; then
 		check "$tag: the host's run ends with status 0" \
-			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/nvme_adversary.py" \
-			host "$ctrl" "$ns" "$PEER4"
+			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/ulp_adversary.py" \
+			nvme "$ctrl" "$ns" "$PEER4"
 	fi
 	check "$tag: nvme disconnect" nvme_detach "$NQN"
 	check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs
+	renew_device
+	lab_say_done
+}
+
+# nfs_adversary_phase ROLE TAG: the same malicious peer beside nfsd,
+# against the kernel's NFS over RDMA client (xprtrdma). ROLE "serve" runs
+# nfsd and the peer; ROLE "drive" mounts NFSv4.2 over RDMA and runs the
+# client's side on a file of the mount.
+nfs_adversary_phase() {	# nfs_adversary_phase ROLE TAG
+	local tag=$2
+	if [ "$1" = serve ]; then
+		check "$tag: nfsd exports brd on rdma 20049 over $D" \
+			nfs_server_up
+		adversary_peer "$tag"
+		check "$tag: nfsd stopped" nfs_server_down
+		check "$tag: server objects released" wait_for 30 objects_gone
+		renew_device
+		return
+	fi
+	modprobe rpcrdma
+	for _ in $(seq 1 120); do
+		nfs_mount 4.2 "$PEER4:/" 2> /dev/null && break
+		sleep 1
+	done
+	if check "$tag: NFSv4.2 mounted over RDMA" \
+		grep -q " $NFS_MNT nfs.*proto=rdma" /proc/mounts; then
+		check "$tag: the client's run ends with status 0" \
+			timeout 600 /usr/bin/python3 "$SROCE_TOP/tests/lab/ulp_adversary.py" \
+			nfs "$NFS_MNT/adversary" "$PEER4"
+		check "$tag: unmounted" umount "$NFS_MNT"
+	fi
+	check "$tag: client objects released" wait_for 60 objects_gone
 	renew_device
 	lab_say_done
 }

@@ -19,10 +19,13 @@
 #   device deleted), NFS over RDMA (NFSv3 and NFSv4.2, IPv4 and IPv6,
 #   checksums, nfsd restarted during a copy), iSER (open-iscsi to LIO)
 #   and SRP (ib_srp to ib_srpt), each direction;
-# - sroce against sroce: a malicious NVMe-oF target beside nvmet-rdma,
-#   speaking on the host's connection (tests/lab/nvme_adversary.py): a
-#   duplicate READ and a new READ through a key the target's SEND with
-#   invalidate ended; the host's buffer checked, the READs refused.
+# - sroce against sroce: a malicious storage server beside nvmet-rdma and
+#   beside nfsd, speaking on the client's connection
+#   (tests/lab/ulp_adversary.py): a duplicate READ and a new READ through
+#   a key the server's SEND with invalidate ended (nvme-rdma, xprtrdma);
+#   a WRITE begun through a read's key and continued after that key died
+#   and its MR was registered again (nvme-rdma); the client's buffers
+#   checked, the packets refused.
 # Prints the checks of both VMs, the failed ones again at the end, and
 # "wire: N passed, N failed". A command that times out prints where its
 # QPs and processes waited ("# stuck:").
@@ -208,6 +211,7 @@ iser_phase serve 'iser sroce->sroce'
 srp_phase serve 'srp sroce->sroce'
 nvme_phase serve 'nvme sroce->sroce'
 nvme_adversary_phase serve 'nvme adversary'
+nfs_adversary_phase serve 'nfs adversary'
 teardown_server")" "$(guest 11 10 sroce 1500 "
 check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
@@ -224,6 +228,7 @@ iser_phase drive 'iser sroce->sroce'
 srp_phase drive 'srp sroce->sroce'
 nvme_phase drive 'nvme sroce->sroce' flap peer-delete delete
 nvme_adversary_phase drive 'nvme adversary'
+nfs_adversary_phase drive 'nfs adversary'
 teardown_client")"
 
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
