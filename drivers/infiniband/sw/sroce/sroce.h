@@ -464,8 +464,9 @@ struct sroce_requester {
 };
 
 /*
- * The responder's state (sroce_rc_resp.c), owned by the QP's worker: the
- * message being received, what to answer, and the READ/atomic history.
+ * The responder's state (sroce_rc_resp.c, sroce_rc_answer.c), owned by
+ * the QP's worker: the message being received, what to answer, and the
+ * READ/atomic history.
  */
 struct sroce_responder {
 	u32 rx_expected_psn;

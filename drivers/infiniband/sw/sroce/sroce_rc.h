@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The RC/UC transport's parts: the requester (sroce_rc_req.c), the
- * responder (sroce_rc_resp.c) and the packet dispatch (sroce_rc.c). All
- * run in the QP's worker, under worker->lock.
+ * responder (sroce_rc_resp.c: requests; sroce_rc_answer.c: answers) and
+ * the packet dispatch (sroce_rc.c). All run in the QP's worker, under
+ * worker->lock.
  */
 #ifndef SROCE_RC_H
 #define SROCE_RC_H
@@ -70,8 +71,40 @@ static inline bool sroce_rc_send_due(struct sroce_qp *qp)
 /* sroce_rc_resp.c */
 void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
 void sroce_uc_request(struct sroce_qp *qp, const struct sroce_rx *rx);
+void sroce_rc_drop_state(struct sroce_qp *qp);
+void sroce_rc_fatal_nak(struct sroce_qp *qp, u8 nak, u32 psn);
+
+/* sroce_rc_answer.c */
 void sroce_rc_respond(struct sroce_qp *qp, int *budget);
 bool sroce_rc_answer_now(struct sroce_qp *qp, struct sroce_pkt *answer);
-void sroce_rc_drop_state(struct sroce_qp *qp);
+void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+int sroce_rc_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn);
+
+/*
+ * The responder's rd ring (struct sroce_responder): sroce_rc_resp.c
+ * pushes the answers executed READs and atomics owe; sroce_rc_answer.c
+ * queues duplicates' answers again and sends them all.
+ */
+
+/* Entry i (a free-running index: rd_head, rd_tail) of the rd ring. */
+static inline struct sroce_rd_resp *sroce_rc_rd_at(struct sroce_qp *qp, u32 i)
+{
+	return &qp->resp.rd[i & (qp->resp.rd_slots - 1)];
+}
+
+static inline bool sroce_rc_rd_full(struct sroce_qp *qp)
+{
+	return qp->resp.rd_head - qp->resp.rd_tail >= qp->resp.rd_slots;
+}
+
+static __always_inline struct sroce_rd_resp *
+sroce_rc_rd_push(struct sroce_qp *qp)
+{
+	struct sroce_rd_resp *e = sroce_rc_rd_at(qp, qp->resp.rd_head);
+
+	qp->resp.rd_head++;
+	memset(e, 0, sizeof(*e));
+	return e;
+}
 
 #endif /* SROCE_RC_H */
