@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel posting: post_send and post_recv of a kernel ULP's QP. A user
+ * QP's post_send is its kick (the provider wrote the WQEs already).
+ *
+ * Rules:
+ * - kernel posters write the WQE format a provider writes, into the same
+ *   rings, and the engine validates them the same way (include/sroce/wqe.h);
+ * - posters of one QP are serialized by qp->kpost_lock; a WQE is
+ *   published (the producer moves) only once it is complete, then the
+ *   worker is woken (sroce_wake.h).
+ */
+#include "sroce.h"
+#include "sroce_verbs.h"
+#include "sroce_wake.h"
+
+static const u8 sroce_wr_opcode[] = {
+	[IB_WR_SEND] = SROCE_WQE_SEND,
+	[IB_WR_SEND_WITH_IMM] = SROCE_WQE_SEND_IMM,
+	[IB_WR_RDMA_WRITE] = SROCE_WQE_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = SROCE_WQE_RDMA_WRITE_IMM,
+	[IB_WR_RDMA_READ] = SROCE_WQE_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = SROCE_WQE_ATOMIC_CMP_SWP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = SROCE_WQE_ATOMIC_FETCH_ADD,
+	[IB_WR_LOCAL_INV] = SROCE_WQE_LOCAL_INV,
+	[IB_WR_SEND_WITH_INV] = SROCE_WQE_SEND_INV,
+	[IB_WR_REG_MR] = SROCE_WQE_REG_MR,
+};
+
+static int sroce_post_publish(struct sroce_queue *q, u32 producer)
+{
+	sroce_ring_publish(&q->hdr->producer, producer + 1);
+	return 0;
+}
+
+/* Kernel posters write the same WQE format into the same ring. */
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_queue *q = &qp->sq;
+	struct sroce_send_wqe *wqe;
+	u32 producer = q->hdr->producer;
+	u32 off = 0;
+	int i;
+
+	if (producer - READ_ONCE(q->hdr->consumer) >= sroce_queue_slots(q))
+		return -ENOMEM;
+	if (wr->opcode >= ARRAY_SIZE(sroce_wr_opcode) ||
+	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]) ||
+	    !(qp->sq_lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])))
+		return -EINVAL;
+	if (wr->num_sge > qp->sq_lim.max_sge)
+		return -EINVAL;
+
+	wqe = sroce_queue_slot(q, producer);
+	memset(wqe, 0, SROCE_SEND_WQE_BASE);
+	wqe->ctrl.opcode = sroce_wr_opcode[wr->opcode];
+	wqe->ctrl.wr_id = wr->wr_id;
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		wqe->ctrl.flags |= SROCE_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->ctrl.flags |= SROCE_WQE_FENCE;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->ctrl.flags |= SROCE_WQE_SOLICITED;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ctrl.imm_data = (__force u32)wr->ex.imm_data;
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->ctrl.imm_data = wr->ex.invalidate_rkey;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->raddr.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->raddr.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->raddr.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->raddr.rkey = atomic_wr(wr)->rkey;
+		wqe->atomic.swap_add = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				       atomic_wr(wr)->swap :
+				       atomic_wr(wr)->compare_add;
+		wqe->atomic.compare = atomic_wr(wr)->compare_add;
+		break;
+	case IB_WR_REG_MR: {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+
+		/* Taken now: the consumer may rewrite iova until it posts. */
+		if (!reg->mr || reg->mr->device != qp->ibqp.device)
+			return -EINVAL;
+		wqe->reg.addr = reg->mr->iova;
+		wqe->reg.length = reg->mr->length;
+		wqe->reg.key = reg->key;
+		wqe->reg.access = reg->access;
+		wqe->reg.page_size = reg->mr->page_size;
+		return sroce_post_publish(q, producer);
+	}
+	case IB_WR_LOCAL_INV:
+		return sroce_post_publish(q, producer);
+	default:
+		break;
+	}
+	if (sroce_qp_is_ud(qp)) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		if (!ud->ah || ud->ah->device != qp->ibqp.device)
+			return -EINVAL;
+		wqe->ud = to_sah(ud->ah)->av;
+		wqe->ud.remote_qpn = ud->remote_qpn;
+		wqe->ud.remote_qkey = ud->remote_qkey;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		wqe->ctrl.flags |= SROCE_WQE_INLINE;
+		for (i = 0; i < wr->num_sge; i++) {
+			/* off <= max_inline: no sum that could wrap. */
+			if (wr->sg_list[i].length > qp->sq_lim.max_inline - off)
+				return -EINVAL;
+			memcpy((u8 *)wqe->sge + off,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->ctrl.inline_len = off;
+	} else {
+		wqe->ctrl.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->sge[i].addr = wr->sg_list[i].addr;
+			wqe->sge[i].length = wr->sg_list[i].length;
+			wqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	sroce_ring_publish(&q->hdr->producer, producer + 1);
+	return 0;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	/* A user QP's producer lives in its mapping: this is the kick. */
+	if (qp->is_user) {
+		sroce_engine_run(qp);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->kpost_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->kpost_lock, flags);
+	sroce_worker_wake(qp->worker);
+	return err;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err;
+
+	if (qp->is_user)
+		return -EOPNOTSUPP;
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;	/* post to its SRQ */
+	}
+	spin_lock_irqsave(&qp->kpost_lock, flags);
+	err = sroce_queue_post_recv(&qp->rq, qp->rq_lim.max_sge, wr, bad_wr);
+	spin_unlock_irqrestore(&qp->kpost_lock, flags);
+	/* A posted receive may end an RNR wait, or flush in error. */
+	sroce_worker_wake(qp->worker);
+	return err;
+}
