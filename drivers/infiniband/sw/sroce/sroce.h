@@ -871,15 +871,17 @@ static inline void sroce_qp_put(struct sroce_qp *qp)
 /* sroce_engine.c */
 int sroce_engine_start(struct sroce_dev *sdev);
 void sroce_engine_stop(struct sroce_dev *sdev);
-void sroce_engine_add_qp(struct sroce_qp *qp);
-void sroce_engine_remove_qp(struct sroce_qp *qp);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
+void sroce_engine_drop_rx(struct sroce_qp *qp);
+void sroce_engine_reset_qp(struct sroce_qp *qp);
+
+/* sroce_engine_place.c */
+void sroce_engine_add_qp(struct sroce_qp *qp);
+void sroce_engine_remove_qp(struct sroce_qp *qp);
 void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn);
 /* Counts qp as a wire QP of its worker or not; under the worker's lock. */
 void sroce_engine_set_wire(struct sroce_qp *qp, bool wire);
-void sroce_engine_drop_rx(struct sroce_qp *qp);
-void sroce_engine_reset_qp(struct sroce_qp *qp);
 void sroce_engine_register(enum ib_qp_type type,
 			   const struct sroce_transport *transport);
 
