@@ -3,8 +3,8 @@
  * sroce: the functions the verbs glue files define for one another: most
  * of the entry points sroce_main.c puts in ib_device_ops (those defined in
  * lower layers are declared with their layer: sroce_mmap() in
- * sroce_queue.h, sroce_fill_res_qp_entry() in sroce.h), and what the glue
- * files share. Only glue files include this header.
+ * sroce_queue.h, sroce_fill_res_qp_entry() in sroce_qp.h), and what the
+ * glue files share. Only glue files include this header.
  */
 #ifndef SROCE_VERBS_H
 #define SROCE_VERBS_H
