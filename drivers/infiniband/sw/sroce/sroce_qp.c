@@ -441,7 +441,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		}
 	}
 	if (mask & IB_QP_AV) {
-		/* The shortcut's peer check compares these (sroce_engine.c). */
+		/* The shortcut's peer check compares these (sroce_shortcut.c). */
 		memcpy(&qp->path.saddr, grh->sgid_attr->gid.raw,
 		       sizeof(qp->path.saddr));
 		memcpy(&qp->path.daddr, grh->dgid.raw, sizeof(qp->path.daddr));
