@@ -166,10 +166,10 @@ static void sroce_roundtrip_test(struct kunit *test)
 			len = sroce_pkt_build_hdrs(buf, &in);
 			KUNIT_ASSERT_EQ_MSG(test, len, ibta_hdr_len(op), "%s",
 					    info->name);
-			memset(buf + len, 0x5a, payload + in.pad + SROCE_ICRC_LEN);
+			memset(buf + len, 0x5a, payload + in.pad + IB_ICRC_BYTES);
 			in.hdr_len = len;
 			in.payload_len = payload;
-			len += payload + in.pad + SROCE_ICRC_LEN;
+			len += payload + in.pad + IB_ICRC_BYTES;
 
 			KUNIT_ASSERT_EQ_MSG(test, sroce_pkt_parse(buf, len, &out),
 					    SROCE_PKT_OK, "%s", info->name);
@@ -238,7 +238,7 @@ static void sroce_parse_random_test(struct kunit *test)
 		if (sroce_pkt_parse(buf, len, &pkt) != SROCE_PKT_OK)
 			continue;
 		KUNIT_ASSERT_EQ(test, (size_t)pkt.hdr_len + pkt.payload_len +
-				pkt.pad + SROCE_ICRC_LEN, len);
+				pkt.pad + IB_ICRC_BYTES, len);
 		KUNIT_ASSERT_EQ(test, (size_t)pkt.hdr_len, ibta_hdr_len(buf[0]));
 	}
 }

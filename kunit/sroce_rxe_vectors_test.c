@@ -30,10 +30,10 @@ static void sroce_rxe_icrc_test(struct kunit *test)
 		f = &sroce_rxe_frames[i];
 		l3 = f->frame + ETH_HLEN_;
 		l3_len = f->len - ETH_HLEN_;
-		KUNIT_ASSERT_TRUE(test, sroce_icrc_linear(l3, l3_len - SROCE_ICRC_LEN,
+		KUNIT_ASSERT_TRUE(test, sroce_icrc_linear(l3, l3_len - IB_ICRC_BYTES,
 							  &icrc));
 		KUNIT_EXPECT_EQ_MSG(test, icrc,
-				    get_unaligned_le32(l3 + l3_len - SROCE_ICRC_LEN),
+				    get_unaligned_le32(l3 + l3_len - IB_ICRC_BYTES),
 				    "%s", f->what);
 	}
 }
@@ -60,7 +60,7 @@ static void sroce_rxe_parse_test(struct kunit *test)
 				    SROCE_PKT_OK, "%s", f->what);
 		KUNIT_EXPECT_EQ_MSG(test, pkt.opcode, f->opcode, "%s", f->what);
 		KUNIT_EXPECT_EQ_MSG(test, (size_t)pkt.hdr_len + pkt.payload_len +
-				    pkt.pad + SROCE_ICRC_LEN, len, "%s", f->what);
+				    pkt.pad + IB_ICRC_BYTES, len, "%s", f->what);
 		KUNIT_EXPECT_EQ_MSG(test, pkt.pkey, 0xffff, "%s", f->what);
 
 		KUNIT_ASSERT_EQ_MSG(test, sroce_pkt_build_hdrs(hdr, &pkt),

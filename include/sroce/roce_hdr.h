@@ -15,15 +15,12 @@
 #include <linux/types.h>
 #include <rdma/ib_pack.h>
 
-#define SROCE_BTH_LEN 12
-#define SROCE_DETH_LEN 8
+/* Lengths <rdma/ib_pack.h> has no name for (IB_BTH_BYTES and others). */
 #define SROCE_RETH_LEN 16
-#define SROCE_ATMETH_LEN 28
 #define SROCE_AETH_LEN 4
 #define SROCE_ATMACK_LEN 8
 #define SROCE_IMMDT_LEN 4
 #define SROCE_IETH_LEN 4
-#define SROCE_ICRC_LEN 4
 
 /*
  * Opcodes are <rdma/ib_pack.h>'s: the transport service (IB_OPCODE_RC,
@@ -129,7 +126,7 @@ enum sroce_pkt_drop {
 
 enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 				    struct sroce_pkt *pkt);
-/* The destination QP of a packet of at least SROCE_BTH_LEN bytes. */
+/* The destination QP of a packet of at least IB_BTH_BYTES bytes. */
 u32 sroce_bth_dest_qpn(const u8 *buf);
 /*
  * Writes the BTH and extension headers of pkt->opcode into buf (which has

@@ -7,16 +7,16 @@
 #include <sroce/icrc.h>
 #include <sroce/roce_hdr.h>
 
-#define IPV4_HDR_LEN 20
-#define IPV6_HDR_LEN 40
-#define UDP_HDR_LEN 8
+#define IPV4_HDR_LEN IB_IP4_BYTES
+#define IPV6_HDR_LEN IB_GRH_BYTES	/* RoCEv2: the IPv6 header is the GRH */
+#define UDP_HDR_LEN IB_UDP_BYTES
 
 bool sroce_icrc_begin(const u8 *l3, size_t l3_len, u32 *crc, size_t *done)
 {
 	static const u8 masked_lrh[8] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	};
-	u8 pseudo[IPV6_HDR_LEN + UDP_HDR_LEN + SROCE_BTH_LEN];
+	u8 pseudo[IPV6_HDR_LEN + UDP_HDR_LEN + IB_BTH_BYTES];
 	size_t ip_len, len;
 
 	if (!l3_len)
@@ -34,7 +34,7 @@ bool sroce_icrc_begin(const u8 *l3, size_t l3_len, u32 *crc, size_t *done)
 	default:
 		return false;
 	}
-	len = ip_len + UDP_HDR_LEN + SROCE_BTH_LEN;
+	len = ip_len + UDP_HDR_LEN + IB_BTH_BYTES;
 	if (l3_len < len)
 		return false;
 

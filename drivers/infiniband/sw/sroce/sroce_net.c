@@ -164,7 +164,7 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
  * where the NIC put it.
  */
 #define SROCE_RX_LINEAR_HDRS \
-	(SROCE_BTH_LEN + SROCE_DETH_LEN + SROCE_RETH_LEN + SROCE_ATMETH_LEN + \
+	(IB_BTH_BYTES + IB_DETH_BYTES + SROCE_RETH_LEN + IB_EXT_ATOMICETH_BYTES + \
 	 SROCE_AETH_LEN + SROCE_ATMACK_LEN + SROCE_IMMDT_LEN + SROCE_IETH_LEN)
 
 /*
@@ -173,7 +173,7 @@ static void sroce_net_rx_mcast(struct sk_buff *skb)
  */
 static bool sroce_net_rx_icrc_ok(struct sk_buff *skb)
 {
-	unsigned int body = skb->len - SROCE_ICRC_LEN, at, n;
+	unsigned int body = skb->len - IB_ICRC_BYTES, at, n;
 	u8 *l3 = skb_network_header(skb);
 	struct skb_seq_state seq;
 	const u8 *p;
@@ -181,12 +181,12 @@ static bool sroce_net_rx_icrc_ok(struct sk_buff *skb)
 	size_t done;
 	u32 crc;
 
-	if (!sroce_icrc_begin(l3, skb->data + SROCE_BTH_LEN - l3, &crc, &done))
+	if (!sroce_icrc_begin(l3, skb->data + IB_BTH_BYTES - l3, &crc, &done))
 		return false;
 	/* skb_seq_read() hands out whole blocks, which may run past body. */
-	skb_prepare_seq_read(skb, SROCE_BTH_LEN, body, &seq);
+	skb_prepare_seq_read(skb, IB_BTH_BYTES, body, &seq);
 	for (at = 0; (n = skb_seq_read(at, &p, &seq)); at += n) {
-		n = min(n, body - SROCE_BTH_LEN - at);
+		n = min(n, body - IB_BTH_BYTES - at);
 		crc = sroce_icrc_add(crc, p, n);
 	}
 	if (skb_copy_bits(skb, body, &wire, sizeof(wire)))
@@ -204,7 +204,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	unsigned int len;
 
 	len = ntohs(udp_hdr(skb)->len);
-	if (len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
+	if (len < sizeof(struct udphdr) + IB_BTH_BYTES + IB_ICRC_BYTES ||
 	    len > skb->len)
 		goto malformed;
 	skb_pull(skb, sizeof(struct udphdr));

@@ -152,7 +152,7 @@ struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
 	struct net_device *ndev = qp->sdev->ndev;
 	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 			    sizeof(struct udphdr);
-	unsigned int size = head + roce_len + SROCE_ICRC_LEN +
+	unsigned int size = head + roce_len + IB_ICRC_BYTES +
 			    ndev->needed_tailroom;
 	struct sk_buff *skb;
 
@@ -195,7 +195,7 @@ struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
 	skb = alloc_skb(head + hdr_len, GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	trailer = netdev_alloc_frag(SROCE_PAD_MAX + SROCE_ICRC_LEN);
+	trailer = netdev_alloc_frag(SROCE_PAD_MAX + IB_ICRC_BYTES);
 	if (!trailer) {
 		kfree_skb(skb);
 		return NULL;
@@ -226,12 +226,12 @@ static void sroce_net_reserve_icrc(struct sk_buff *skb)
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 
 	if (!skb_is_nonlinear(skb)) {
-		skb_put(skb, SROCE_ICRC_LEN);
+		skb_put(skb, IB_ICRC_BYTES);
 		return;
 	}
 	skb_frag_size_add(&shinfo->frags[shinfo->nr_frags - 1],
-			  SROCE_ICRC_LEN);
-	skb_len_add(skb, SROCE_ICRC_LEN);
+			  IB_ICRC_BYTES);
+	skb_len_add(skb, IB_ICRC_BYTES);
 }
 
 /* Writes the ICRC of the packet whose IP header is at skb->data. */
@@ -240,7 +240,7 @@ static void sroce_net_put_icrc(struct sk_buff *skb)
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	bool linear = !skb_is_nonlinear(skb);
 	/* A linear packet ends with the ICRC; a paged one with its trailer. */
-	size_t head = skb_headlen(skb) - (linear ? SROCE_ICRC_LEN : 0);
+	size_t head = skb_headlen(skb) - (linear ? IB_ICRC_BYTES : 0);
 	skb_frag_t *frag;
 	unsigned int i;
 	size_t done;
@@ -264,9 +264,9 @@ static void sroce_net_put_icrc(struct sk_buff *skb)
 	/* The trailer: the pad, then the ICRC. */
 	frag = &shinfo->frags[i];
 	at = (u8 *)skb_frag_address(frag) + skb_frag_size(frag) -
-	     SROCE_ICRC_LEN;
+	     IB_ICRC_BYTES;
 	crc = sroce_icrc_add(crc, skb_frag_address(frag),
-			     skb_frag_size(frag) - SROCE_ICRC_LEN);
+			     skb_frag_size(frag) - IB_ICRC_BYTES);
 	put_unaligned_le32(sroce_icrc_end(crc), at);
 }
 

@@ -3,20 +3,33 @@
  * RoCEv2 transport headers: opcode table, parser, builder
  * (see include/sroce/roce_hdr.h).
  *
- * BTH layout (big-endian):
- *   byte 0      OpCode
- *   byte 1      SE(7) M(6) PadCnt(5:4) TVer(3:0)
- *   bytes 2-3   P_Key
- *   byte 4      FECN(7) BECN(6) reserved(5:0)
- *   bytes 5-7   DestQP
- *   byte 8      AckReq(7) reserved(6:0)
- *   bytes 9-11  PSN
+ * The BTH is three big-endian words; <rdma/ib_hdrs.h> names their fields:
+ *   word 0  OpCode(31:24) SE(23) M(22) PadCnt(21:20) TVer(19:16) P_Key(15:0)
+ *   word 1  FECN(31) BECN(30) reserved(29:24) DestQP(23:0)
+ *   word 2  AckReq(31) reserved(30:24) PSN(23:0)
  */
+#include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <rdma/ib_hdrs.h>
 #include <sroce/compat.h>
 #include <sroce/roce_hdr.h>
+
+#define BTH0_SE		BIT(IB_BTH_SE_SHIFT)
+#define BTH0_M		BIT(IB_BTH_M_SHIFT)
+#define BTH0_PAD	(IB_BTH_PAD_MASK << IB_BTH_PAD_SHIFT)
+#define BTH0_TVER	(IB_BTH_TVER_MASK << IB_BTH_TVER_SHIFT)
+#define BTH0_PKEY	IB_BTH_PKEY_MASK
+#define BTH1_FECN	IB_FECN_SMASK
+#define BTH1_BECN	IB_BECN_SMASK
+#define BTH1_QPN	IB_QPN_MASK
+#define BTH2_ACK_REQ	IB_BTH_REQ_ACK
+#define BTH2_PSN	GENMASK(23, 0)
+/* DETH word 1, AETH. */
+#define DETH1_SRC_QPN	IB_QPN_MASK
+#define AETH_SYNDROME	GENMASK(31, 24)
+#define AETH_MSN	IB_MSN_MASK
 
 /* Short names for the table below only. */
 #define REQ SROCE_HDR_REQUEST
@@ -100,13 +113,13 @@ const struct sroce_opcode_info sroce_opcodes[256] = {
 
 /* Length of each extension header, by its bit in enum sroce_hdr_flag. */
 static const u8 sroce_ext_hdr_len[] = {
-	SROCE_DETH_LEN, SROCE_RETH_LEN, SROCE_ATMETH_LEN, SROCE_AETH_LEN,
+	IB_DETH_BYTES, SROCE_RETH_LEN, IB_EXT_ATOMICETH_BYTES, SROCE_AETH_LEN,
 	SROCE_ATMACK_LEN, SROCE_IMMDT_LEN, SROCE_IETH_LEN,
 };
 
 size_t sroce_opcode_hdr_len(const struct sroce_opcode_info *info)
 {
-	size_t len = SROCE_BTH_LEN;
+	size_t len = IB_BTH_BYTES;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(sroce_ext_hdr_len); i++)
@@ -125,36 +138,41 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 {
 	const struct sroce_opcode_info *info;
 	const u8 *p;
+	u32 w0, w1, w2;
 	size_t rest;
 
 	memset(pkt, 0, sizeof(*pkt));
-	if (len < SROCE_BTH_LEN + SROCE_ICRC_LEN)
+	if (len < IB_BTH_BYTES + IB_ICRC_BYTES)
 		return SROCE_PKT_TOO_SHORT;
 
+	w0 = get_unaligned_be32(buf);
+	w1 = get_unaligned_be32(buf + 4);
+	w2 = get_unaligned_be32(buf + 8);
 	pkt->opcode = buf[0];
 	info = sroce_opcode_info(pkt->opcode);
 	if (!info)
 		return SROCE_PKT_BAD_OPCODE;
-	if (buf[1] & 0x0f)
+	if (FIELD_GET(BTH0_TVER, w0))
 		return SROCE_PKT_BAD_TVER;
-	if (len < sroce_opcode_hdr_len(info) + SROCE_ICRC_LEN)
+	if (len < sroce_opcode_hdr_len(info) + IB_ICRC_BYTES)
 		return SROCE_PKT_TOO_SHORT;
 
-	pkt->solicited = buf[1] & 0x80;
-	pkt->migreq = buf[1] & 0x40;
-	pkt->pad = (buf[1] >> 4) & 0x3;
-	pkt->pkey = get_unaligned_be16(buf + 2);
-	pkt->fecn = buf[4] & 0x80;
-	pkt->becn = buf[4] & 0x40;
-	pkt->dest_qpn = sroce_bth_dest_qpn(buf);
-	pkt->ack_req = buf[8] & 0x80;
-	pkt->psn = get_unaligned_be32(buf + 8) & 0xffffff;
+	pkt->solicited = w0 & BTH0_SE;
+	pkt->migreq = w0 & BTH0_M;
+	pkt->pad = FIELD_GET(BTH0_PAD, w0);
+	pkt->pkey = FIELD_GET(BTH0_PKEY, w0);
+	pkt->fecn = w1 & BTH1_FECN;
+	pkt->becn = w1 & BTH1_BECN;
+	pkt->dest_qpn = FIELD_GET(BTH1_QPN, w1);
+	pkt->ack_req = w2 & BTH2_ACK_REQ;
+	pkt->psn = FIELD_GET(BTH2_PSN, w2);
 
-	p = buf + SROCE_BTH_LEN;
+	p = buf + IB_BTH_BYTES;
 	if (info->flags & SROCE_HDR_DETH) {
 		pkt->deth_qkey = get_unaligned_be32(p);
-		pkt->deth_src_qpn = get_unaligned_be32(p + 4) & 0xffffff;
-		p += SROCE_DETH_LEN;
+		pkt->deth_src_qpn = FIELD_GET(DETH1_SRC_QPN,
+					      get_unaligned_be32(p + 4));
+		p += IB_DETH_BYTES;
 	}
 	if (info->flags & SROCE_HDR_RETH) {
 		pkt->reth_va = get_unaligned_be64(p);
@@ -167,11 +185,12 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 		pkt->atm_rkey = get_unaligned_be32(p + 8);
 		pkt->atm_swap_add = get_unaligned_be64(p + 12);
 		pkt->atm_compare = get_unaligned_be64(p + 20);
-		p += SROCE_ATMETH_LEN;
+		p += IB_EXT_ATOMICETH_BYTES;
 	}
 	if (info->flags & SROCE_HDR_AETH) {
-		pkt->aeth_syndrome = p[0];
-		pkt->aeth_msn = get_unaligned_be32(p) & 0xffffff;
+		w0 = get_unaligned_be32(p);
+		pkt->aeth_syndrome = FIELD_GET(AETH_SYNDROME, w0);
+		pkt->aeth_msn = FIELD_GET(AETH_MSN, w0);
 		p += SROCE_AETH_LEN;
 	}
 	if (info->flags & SROCE_HDR_ATMACK) {
@@ -188,7 +207,7 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 	}
 	pkt->hdr_len = p - buf;
 
-	rest = len - pkt->hdr_len - SROCE_ICRC_LEN;
+	rest = len - pkt->hdr_len - IB_ICRC_BYTES;
 	if (!(info->flags & SROCE_HDR_PAYLOAD)) {
 		if (pkt->pad)
 			return SROCE_PKT_BAD_PAD;
@@ -203,7 +222,7 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 
 u32 sroce_bth_dest_qpn(const u8 *buf)
 {
-	return get_unaligned_be32(buf + 4) & 0xffffff;
+	return FIELD_GET(BTH1_QPN, get_unaligned_be32(buf + 4));
 }
 
 size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
@@ -214,21 +233,25 @@ size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
 	if (!info)
 		return 0;
 
-	buf[0] = pkt->opcode;
-	buf[1] = (pkt->solicited ? 0x80 : 0) | (pkt->migreq ? 0x40 : 0) |
-		 ((pkt->pad & 0x3) << 4);
-	put_unaligned_be16(pkt->pkey, buf + 2);
-	put_unaligned_be32((pkt->fecn ? BIT(31) : 0) |
-			   (pkt->becn ? BIT(30) : 0) |
-			   (pkt->dest_qpn & 0xffffff), buf + 4);
-	put_unaligned_be32((pkt->ack_req ? BIT(31) : 0) |
-			   (pkt->psn & 0xffffff), buf + 8);
+	/* Fields wider than the wire's are cut to it (FIELD_PREP would warn). */
+	put_unaligned_be32((u32)pkt->opcode << IB_BTH_OPCODE_SHIFT |
+			   (pkt->solicited ? BTH0_SE : 0) |
+			   (pkt->migreq ? BTH0_M : 0) |
+			   FIELD_PREP(BTH0_PAD, pkt->pad & IB_BTH_PAD_MASK) |
+			   FIELD_PREP(BTH0_PKEY, pkt->pkey), buf);
+	put_unaligned_be32((pkt->fecn ? BTH1_FECN : 0) |
+			   (pkt->becn ? BTH1_BECN : 0) |
+			   FIELD_PREP(BTH1_QPN, pkt->dest_qpn & IB_QPN_MASK),
+			   buf + 4);
+	put_unaligned_be32((pkt->ack_req ? BTH2_ACK_REQ : 0) |
+			   FIELD_PREP(BTH2_PSN, pkt->psn & BTH2_PSN), buf + 8);
 
-	p = buf + SROCE_BTH_LEN;
+	p = buf + IB_BTH_BYTES;
 	if (info->flags & SROCE_HDR_DETH) {
 		put_unaligned_be32(pkt->deth_qkey, p);
-		put_unaligned_be32(pkt->deth_src_qpn & 0xffffff, p + 4);
-		p += SROCE_DETH_LEN;
+		put_unaligned_be32(FIELD_PREP(DETH1_SRC_QPN, pkt->deth_src_qpn &
+						 DETH1_SRC_QPN), p + 4);
+		p += IB_DETH_BYTES;
 	}
 	if (info->flags & SROCE_HDR_RETH) {
 		put_unaligned_be64(pkt->reth_va, p);
@@ -241,11 +264,12 @@ size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
 		put_unaligned_be32(pkt->atm_rkey, p + 8);
 		put_unaligned_be64(pkt->atm_swap_add, p + 12);
 		put_unaligned_be64(pkt->atm_compare, p + 20);
-		p += SROCE_ATMETH_LEN;
+		p += IB_EXT_ATOMICETH_BYTES;
 	}
 	if (info->flags & SROCE_HDR_AETH) {
-		put_unaligned_be32(((u32)pkt->aeth_syndrome << 24) |
-				   (pkt->aeth_msn & 0xffffff), p);
+		put_unaligned_be32(FIELD_PREP(AETH_SYNDROME, pkt->aeth_syndrome) |
+				   FIELD_PREP(AETH_MSN, pkt->aeth_msn & AETH_MSN),
+				   p);
 		p += SROCE_AETH_LEN;
 	}
 	if (info->flags & SROCE_HDR_ATMACK) {

@@ -30,7 +30,6 @@
 #include "sroce_trace.h"
 #include "sroce_wake.h"
 
-#define SROCE_GRH_LEN 40
 #define SROCE_IPV4_IN_GRH 20	/* offset of an IPv4 header in the GRH */
 
 /* What a receiver needs of a datagram besides its payload. */
@@ -49,7 +48,7 @@ struct sroce_ud_rx {
 struct sroce_ud_msg {
 	struct llist_node node;
 	struct sroce_ud_rx rx;
-	u8 grh[SROCE_GRH_LEN];
+	u8 grh[IB_GRH_BYTES];
 	u8 data[];
 };
 
@@ -88,13 +87,13 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_NO_RECV, 1);
 		return;
 	}
-	if (status == IB_WC_SUCCESS && cap < SROCE_GRH_LEN + rx->len)
+	if (status == IB_WC_SUCCESS && cap < IB_GRH_BYTES + rx->len)
 		status = IB_WC_LOC_LEN_ERR;
 	if (status == IB_WC_SUCCESS) {
-		src[0] = sroce_kseg((void *)rx->grh, SROCE_GRH_LEN);
+		src[0] = sroce_kseg((void *)rx->grh, IB_GRH_BYTES);
 		src[1] = sroce_kseg((void *)payload, rx->len);
 		if (sroce_segs_copy(segs, nseg, src, 2,
-				    SROCE_GRH_LEN + rx->len))
+				    IB_GRH_BYTES + rx->len))
 			status = IB_WC_LOC_PROT_ERR;	/* its lkey revoked */
 		else
 			sroce_stat_add(qp->sdev, SROCE_STAT_UD_RECEIVED, 1);
@@ -107,7 +106,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	cqe.qp_num = qp->ibqp.qp_num;
 	cqe.src_qp = rx->src_qpn;
 	if (status == IB_WC_SUCCESS) {
-		cqe.byte_len = SROCE_GRH_LEN + rx->len;
+		cqe.byte_len = IB_GRH_BYTES + rx->len;
 		cqe.flags = SROCE_CQE_WITH_GRH;
 		if (rx->ipv4)
 			cqe.flags |= SROCE_CQE_IPV4;
@@ -126,7 +125,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 
 static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	u8 grh[SROCE_GRH_LEN] = {};
+	u8 grh[IB_GRH_BYTES] = {};
 	struct sroce_ud_rx rx = {};
 	struct sroce_pkt pkt;
 	const u8 *l3;
@@ -231,7 +230,7 @@ static void sroce_ud_build_grh(u8 *grh, const struct ib_gid_attr *sgid,
 {
 	u8 hop_limit = ud->hop_limit ? ud->hop_limit : 64;
 
-	memset(grh, 0, SROCE_GRH_LEN);
+	memset(grh, 0, IB_GRH_BYTES);
 	*ipv4 = rdma_gid_attr_network_type(sgid) == RDMA_NETWORK_IPV4;
 	if (*ipv4) {
 		struct iphdr *iph = (struct iphdr *)(grh + SROCE_IPV4_IN_GRH);
@@ -362,9 +361,9 @@ static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	msg->rx.imm = be32_to_cpu((__force __be32)c->imm_data);
 	msg->rx.solicited = c->flags & SROCE_WQE_SOLICITED;
 	msg->rx.grh = msg->grh;
-	udp_len = sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_DETH_LEN +
+	udp_len = sizeof(struct udphdr) + IB_BTH_BYTES + IB_DETH_BYTES +
 		  (with_imm ? SROCE_IMMDT_LEN : 0) + ALIGN(sw->msg_len, 4) +
-		  SROCE_ICRC_LEN;
+		  IB_ICRC_BYTES;
 	sroce_ud_build_grh(msg->grh, sgid, ud, udp_len, &msg->rx.ipv4);
 	out = sroce_kseg(msg->data, sw->msg_len);
 	if (sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len)) {
