@@ -600,6 +600,7 @@ void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
+void sroce_engine_qp_to_reset(struct sroce_qp *qp);
 
 /* sroce_engine_place.c */
 void sroce_engine_add_qp(struct sroce_qp *qp);

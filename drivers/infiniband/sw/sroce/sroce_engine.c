@@ -176,6 +176,22 @@ void sroce_engine_reset_qp(struct sroce_qp *qp)
 }
 
 /*
+ * At RESET (modify_qp, with the QP's worker locked): what the engine and
+ * the transport keep of the QP becomes a new QP's, and nothing queued to
+ * it stays. The rings' indices are the verbs layer's.
+ */
+void sroce_engine_qp_to_reset(struct sroce_qp *qp)
+{
+	sroce_engine_reset_qp(qp);
+	qp->req.sq_next = 0;
+	qp->req.sq_retire = 0;
+	qp->req.sq_fetched = 0;
+	qp->req.sq_blocked = false;
+	qp->transport->reset(qp);
+	sroce_engine_drop_rx(qp);
+}
+
+/*
  * Hops a pass follows from a QP to the QPs of its worker it queued work
  * to (worker->chase): a request to its peer, and the answer back.
  */

@@ -28,6 +28,11 @@ struct sroce_transport {
 	/* Drops the transport's state: in the error state and at reset. */
 	void (*drop_state)(struct sroce_qp *qp);
 	/*
+	 * At RESET, after drop_state, with the QP's worker locked: the
+	 * transport's sequence numbers, retries and timers as a new QP's.
+	 */
+	void (*reset)(struct sroce_qp *qp);
+	/*
 	 * Drops what is queued to the QP: under the worker's lock, or with
 	 * the QP off its worker.
 	 */

@@ -504,32 +504,15 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	if (new == IB_QPS_RESET) {
-		sroce_engine_reset_qp(qp);
-		qp->req.sq_blocked = false;
-		qp->req.req_psn = 0;
-		qp->req.una_psn = 0;
-		qp->req.sent_psn = 0;
-		qp->req.tx_pkt = 0;
-		qp->req.goback_valid = false;
-		qp->resp.rx_seq = SROCE_RC_SEQ_NONE;
-		qp->resp.msn = 0;
+		sroce_engine_qp_to_reset(qp);
 		qp->sq.index = 0;
 		qp->rq.index = 0;
 		qp->sq.hdr->producer = 0;
 		qp->sq.hdr->consumer = 0;
 		qp->rq.hdr->producer = 0;
 		qp->rq.hdr->consumer = 0;
-		qp->req.sq_next = 0;
-		qp->req.sq_retire = 0;
-		qp->req.sq_fetched = 0;
-		qp->req.retries = 0;
-		qp->req.rnr_retries = 0;
-		qp->req.rnr_wait = false;
-		qp->resp.rx_expected_psn = 0;
 		qp->srq_last_wqe = false;
-		WRITE_ONCE(qp->req.resend_at, 0);
 		qp->attr_mask = 0;
-		sroce_engine_drop_rx(qp);
 	}
 	trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, new);
 	WRITE_ONCE(qp->state, new);

@@ -138,12 +138,29 @@ static bool sroce_rc_has_work(struct sroce_qp *qp)
 	       !qp->req.sq_blocked && sroce_rc_may_send(qp);
 }
 
+static void sroce_rc_reset(struct sroce_qp *qp)
+{
+	qp->req.req_psn = 0;
+	qp->req.una_psn = 0;
+	qp->req.sent_psn = 0;
+	qp->req.tx_pkt = 0;
+	qp->req.goback_valid = false;
+	qp->req.retries = 0;
+	qp->req.rnr_retries = 0;
+	qp->req.rnr_wait = false;
+	WRITE_ONCE(qp->req.resend_at, 0);
+	qp->resp.rx_seq = SROCE_RC_SEQ_NONE;
+	qp->resp.rx_expected_psn = 0;
+	qp->resp.msn = 0;
+}
+
 const struct sroce_transport sroce_rc_transport = {
 	.receive = sroce_rc_receive,
 	.send = sroce_rc_send,
 	.respond = sroce_rc_respond,
 	.has_work = sroce_rc_has_work,
 	.drop_state = sroce_rc_drop_state,
+	.reset = sroce_rc_reset,
 	.drop_rx = sroce_link_drop_rx,
 	.take = sroce_rc_take,
 };

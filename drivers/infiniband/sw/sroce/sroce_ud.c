@@ -504,10 +504,17 @@ static bool sroce_ud_has_work(struct sroce_qp *qp)
 	return READ_ONCE(qp->sq.hdr->producer) != qp->req.sq_next;
 }
 
+/* At RESET: a UD QP's own state is the PSN of its next datagram. */
+static void sroce_ud_reset(struct sroce_qp *qp)
+{
+	qp->req.req_psn = 0;
+}
+
 const struct sroce_transport sroce_ud_transport = {
 	.receive = sroce_ud_receive,
 	.send = sroce_ud_send,
 	.has_work = sroce_ud_has_work,
 	.drop_state = sroce_ud_forget_dest,
+	.reset = sroce_ud_reset,
 	.drop_rx = sroce_ud_drop_rx,
 };
