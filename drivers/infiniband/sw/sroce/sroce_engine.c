@@ -220,7 +220,7 @@ static int sroce_worker_pass_locked(struct sroce_worker *w)
 	int done = 0;
 
 	/* A QP with nothing to do costs a few reads, not a pass. */
-	list_for_each_entry(qp, &w->qps, worker_node)
+	list_for_each_entry(qp, &w->qps, sched.worker_node)
 		if (sroce_qp_has_work(qp))
 			done += sroce_qp_process(w, qp);
 	return done;
@@ -230,7 +230,7 @@ static bool sroce_worker_has_work_locked(struct sroce_worker *w)
 {
 	struct sroce_qp *qp;
 
-	list_for_each_entry(qp, &w->qps, worker_node)
+	list_for_each_entry(qp, &w->qps, sched.worker_node)
 		if (sroce_qp_has_work(qp))
 			return true;
 	return false;
@@ -469,8 +469,8 @@ void sroce_engine_run(struct sroce_qp *qp)
 	 * kick an answering one, as it is.
 	 */
 	rx_psn = READ_ONCE(qp->resp.rx_expected_psn);
-	answering = rx_psn != READ_ONCE(qp->kick.rx_psn);
-	WRITE_ONCE(qp->kick.rx_psn, rx_psn);
+	answering = rx_psn != READ_ONCE(qp->owner.kick.rx_psn);
+	WRITE_ONCE(qp->owner.kick.rx_psn, rx_psn);
 	set_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {

@@ -48,7 +48,7 @@ void sroce_engine_register(enum ib_qp_type type,
 /* Whether qp holds its worker on the worker's CPU: steered, on the shortcut. */
 static bool sroce_qp_binds(const struct sroce_qp *qp)
 {
-	return qp->steered && !qp->wire_counted;
+	return qp->sched.steered && !qp->sched.wire_counted;
 }
 
 /*
@@ -79,16 +79,16 @@ static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
 static void sroce_worker_count_owner(struct sroce_worker *w,
 				     struct sroce_qp *qp, int delta)
 {
-	if (!qp->is_user) {
+	if (!qp->owner.user) {
 		w->num_kernel_qps += delta;
 		return;
 	}
 	if (delta > 0) {
 		if (!w->num_uid_qps && !w->num_foreign_qps)
-			w->kick_uid = qp->owner;
-		qp->kick_foreign = !uid_eq(qp->owner, w->kick_uid);
+			w->kick_uid = qp->owner.uid;
+		qp->owner.kick_foreign = !uid_eq(qp->owner.uid, w->kick_uid);
 	}
-	if (qp->kick_foreign)
+	if (qp->owner.kick_foreign)
 		w->num_foreign_qps += delta;
 	else
 		w->num_uid_qps += delta;
@@ -109,35 +109,35 @@ void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 	struct sroce_worker *w = qp->worker;
 
 	lockdep_assert_held(&w->lock);
-	if (qp->wire_counted == wire)
+	if (qp->sched.wire_counted == wire)
 		return;
-	if (qp->steered)
+	if (qp->sched.steered)
 		sroce_worker_count_binding(w, wire ? -1 : 1);
-	qp->wire_counted = wire;
+	qp->sched.wire_counted = wire;
 	if (wire ? w->num_wire_qps++ == 0 : --w->num_wire_qps == 0)
 		set_user_nice(w->task,
 			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
 }
 
-/* Takes qp off w's list, under w->lock; see sroce_qp.handed_to. */
+/* Takes qp off w's list, under w->lock; see sroce_qp.sched.handed_to. */
 static void sroce_engine_leave_worker(struct sroce_qp *qp,
 				      struct sroce_worker *w)
 {
 	struct sroce_qp *other;
 
 	lockdep_assert_held(&w->lock);
-	list_del_init(&qp->worker_node);
+	list_del_init(&qp->sched.worker_node);
 	sroce_worker_count_qp(w, qp, -1);
-	qp->handed_to = NULL;
-	list_for_each_entry(other, &w->qps, worker_node)
-		if (other->handed_to == qp)
-			other->handed_to = NULL;
+	qp->sched.handed_to = NULL;
+	list_for_each_entry(other, &w->qps, sched.worker_node)
+		if (other->sched.handed_to == qp)
+			other->sched.handed_to = NULL;
 }
 
 static void sroce_engine_set_worker(struct sroce_qp *qp, struct sroce_worker *w)
 {
 	qp->worker = w;
-	list_add_tail(&qp->worker_node, &w->qps);
+	list_add_tail(&qp->sched.worker_node, &w->qps);
 	sroce_worker_count_qp(w, qp, 1);
 	WRITE_ONCE(qp->sq.hdr->sq_worker, w->index);
 }
@@ -198,9 +198,9 @@ static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
 	uid = data_race(w->num_uid_qps);	/* likewise */
 	foreign = data_race(w->num_foreign_qps);	/* likewise */
 	kick_uid = data_race(w->kick_uid);	/* likewise */
-	if (!qp->is_user)
+	if (!qp->owner.user)
 		return !uid && !foreign;
-	return !kernel && !foreign && (!uid || uid_eq(kick_uid, qp->owner));
+	return !kernel && !foreign && (!uid || uid_eq(kick_uid, qp->owner.uid));
 }
 
 /*
@@ -217,12 +217,12 @@ static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 	unsigned int i;
 	int cpu;
 
-	if (sdev->workers_bound && !qp->is_user &&
+	if (sdev->workers_bound && !qp->owner.user &&
 	    qp->ibqp.qp_type == IB_QPT_RC) {
 		cpu = READ_ONCE(to_scq(qp->ibqp.send_cq)->event_cpu);
 		for (i = 0; i < sdev->num_workers; i++) {
 			if (sdev->workers[i].cpu == cpu) {
-				qp->steered = true;
+				qp->sched.steered = true;
 				return &sdev->workers[i];
 			}
 		}
@@ -260,7 +260,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	mutex_lock(&w->lock);
 	sroce_engine_leave_worker(qp, w);
 	/* Gone from the worker: leaving the wire must not bind it again. */
-	qp->steered = false;
+	qp->sched.steered = false;
 	sroce_engine_set_wire(qp, false);
 	sroce_worker_unlock(w);
 	del_timer_sync(&qp->req.timer);

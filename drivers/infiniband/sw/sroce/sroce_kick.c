@@ -103,14 +103,15 @@ static bool sroce_kick_from_user_thread(void)
 static int sroce_kick_wake(struct wait_queue_entry *wait, unsigned int mode,
 			   int sync, void *key)
 {
-	struct sroce_qp *qp = container_of(wait, struct sroce_qp, kick.wait);
-	struct sroce_kick_work *kw = qp->kick.work;
+	struct sroce_qp *qp = container_of(wait, struct sroce_qp,
+					   owner.kick.wait);
+	struct sroce_kick_work *kw = qp->owner.kick.work;
 	u64 count;
 
 	if (!(key_to_poll(key) & EPOLLIN))
 		return 0;
 	/* The count means nothing: keep it from ever blocking a writer. */
-	eventfd_ctx_do_read(qp->kick.ctx, &count);
+	eventfd_ctx_do_read(qp->owner.kick.ctx, &count);
 
 	if (sroce_kick_from_user_thread() &&
 	    atomic_cmpxchg(&kw->state, SROCE_KICK_IDLE, SROCE_KICK_QUEUED) ==
@@ -132,7 +133,7 @@ static void sroce_kick_queue(struct file *file, wait_queue_head_t *wqh,
 {
 	struct sroce_kick_poll *kp = container_of(pt, struct sroce_kick_poll, pt);
 
-	add_wait_queue(wqh, &kp->qp->kick.wait);
+	add_wait_queue(wqh, &kp->qp->owner.kick.wait);
 }
 
 /* The QP must be ready for the engine: a write may come at once. */
@@ -159,9 +160,9 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 	}
 	refcount_set(&kw->refs, 1);
 	RCU_INIT_POINTER(kw->qp, qp);
-	qp->kick.work = kw;
-	qp->kick.ctx = ctx;
-	init_waitqueue_func_entry(&qp->kick.wait, sroce_kick_wake);
+	qp->owner.kick.work = kw;
+	qp->owner.kick.ctx = ctx;
+	init_waitqueue_func_entry(&qp->owner.kick.wait, sroce_kick_wake);
 	init_poll_funcptr(&kp.pt, sroce_kick_queue);
 	vfs_poll(fd_file(f), &kp.pt);
 	fdput(f);
@@ -170,14 +171,14 @@ int sroce_kick_attach(struct sroce_qp *qp, int fd)
 
 void sroce_kick_detach(struct sroce_qp *qp)
 {
-	struct sroce_kick_work *kw = qp->kick.work;
+	struct sroce_kick_work *kw = qp->owner.kick.work;
 	u64 count;
 
-	if (!qp->kick.ctx)
+	if (!qp->owner.kick.ctx)
 		return;
-	eventfd_ctx_remove_wait_queue(qp->kick.ctx, &qp->kick.wait, &count);
-	eventfd_ctx_put(qp->kick.ctx);
-	qp->kick.ctx = NULL;
+	eventfd_ctx_remove_wait_queue(qp->owner.kick.ctx, &qp->owner.kick.wait, &count);
+	eventfd_ctx_put(qp->owner.kick.ctx);
+	qp->owner.kick.ctx = NULL;
 	/*
 	 * No wake queues a task_work any more. One still queued finds no
 	 * QP, and holds the module until it runs; destroy_qp's RCU grace
@@ -195,5 +196,5 @@ void sroce_kick_detach(struct sroce_qp *qp)
 		module_put(THIS_MODULE);
 	}
 	sroce_kick_work_put(kw);
-	qp->kick.work = NULL;
+	qp->owner.kick.work = NULL;
 }

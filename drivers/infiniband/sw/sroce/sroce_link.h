@@ -41,7 +41,7 @@ struct sroce_lmsg;
 struct sroce_rx {
 	/*
 	 * The headers: the shortcut's point into its descriptor (or, handed
-	 * over, to the sender's scratch; parked, to qp->answer), the wire's
+	 * over, to the sender's scratch; parked, to qp->lrx.answer), the wire's
 	 * are parsed into "parsed". The transport may rewrite them. An rx is
 	 * never copied (pkt may point into it).
 	 */
@@ -126,7 +126,7 @@ static inline bool sroce_link_tx_full(struct sroce_qp *qp)
  */
 static inline bool sroce_shortcut_queued(struct sroce_qp *qp)
 {
-	return qp->answer_parked || qp->rx_batch || !llist_empty(&qp->rx);
+	return qp->lrx.answer_parked || qp->lrx.rx_batch || !llist_empty(&qp->lrx.rx);
 }
 
 /*
@@ -136,10 +136,10 @@ static inline bool sroce_shortcut_queued(struct sroce_qp *qp)
 static inline bool sroce_link_take_answer(struct sroce_qp *qp,
 					  struct sroce_rx *rx)
 {
-	if (!qp->answer_parked)
+	if (!qp->lrx.answer_parked)
 		return false;
-	qp->answer_parked = false;
-	rx->pkt = &qp->answer;
+	qp->lrx.answer_parked = false;
+	rx->pkt = &qp->lrx.answer;
 	rx->seg = NULL;
 	rx->num_seg = 0;
 	rx->skb = NULL;
@@ -149,8 +149,8 @@ static inline bool sroce_link_take_answer(struct sroce_qp *qp,
 
 static inline bool sroce_wire_queued(struct sroce_qp *qp)
 {
-	return !skb_queue_empty_lockless(&qp->rx_skbs) ||
-	       !skb_queue_empty(&qp->rx_pending);
+	return !skb_queue_empty_lockless(&qp->lrx.rx_skbs) ||
+	       !skb_queue_empty(&qp->lrx.rx_pending);
 }
 
 /*

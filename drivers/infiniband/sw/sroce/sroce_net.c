@@ -275,12 +275,12 @@ void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	if (skb_queue_len(&qp->rx_skbs) >= SROCE_RX_QUEUE_MAX) {
+	if (skb_queue_len(&qp->lrx.rx_skbs) >= SROCE_RX_QUEUE_MAX) {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		kfree_skb(skb);
 		return;
 	}
-	skb_queue_tail(&qp->rx_skbs, skb);
+	skb_queue_tail(&qp->lrx.rx_skbs, skb);
 	sroce_worker_wake(READ_ONCE(qp->worker));
 }
 
@@ -293,7 +293,7 @@ void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 static bool sroce_wire_payload(struct sroce_qp *qp, struct sk_buff *skb,
 			       struct sroce_rx *rx)
 {
-	struct sroce_seg *kseg = qp->rx_kseg;
+	struct sroce_seg *kseg = qp->lrx.rx_kseg;
 	struct skb_shared_info *shinfo;
 	u32 left = rx->pkt->payload_len, n;
 	unsigned int i;
@@ -329,13 +329,13 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sk_buff *skb;
 
 	for (;;) {
-		skb = __skb_dequeue(&qp->rx_pending);
+		skb = __skb_dequeue(&qp->lrx.rx_pending);
 		if (!skb) {
-			if (skb_queue_empty_lockless(&qp->rx_skbs))
+			if (skb_queue_empty_lockless(&qp->lrx.rx_skbs))
 				return false;
-			spin_lock_bh(&qp->rx_skbs.lock);
-			skb_queue_splice_init(&qp->rx_skbs, &qp->rx_pending);
-			spin_unlock_bh(&qp->rx_skbs.lock);
+			spin_lock_bh(&qp->lrx.rx_skbs.lock);
+			skb_queue_splice_init(&qp->lrx.rx_skbs, &qp->lrx.rx_pending);
+			spin_unlock_bh(&qp->lrx.rx_skbs.lock);
 			continue;
 		}
 		rx->pkt = &rx->parsed;
@@ -362,8 +362,8 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 
 void sroce_wire_drop_rx(struct sroce_qp *qp)
 {
-	skb_queue_purge(&qp->rx_skbs);
-	__skb_queue_purge(&qp->rx_pending);
+	skb_queue_purge(&qp->lrx.rx_skbs);
+	__skb_queue_purge(&qp->lrx.rx_pending);
 }
 
 static struct socket *sroce_udp_open(bool ipv6)

@@ -57,45 +57,46 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	if (err)
 		goto err_sq;
 
-	qp->sq_lim.slot_size = sq_slot;
-	qp->sq_lim.max_sge = min_t(u32, (sq_slot - SROCE_SEND_WQE_BASE) /
+	qp->sq.lim.slot_size = sq_slot;
+	qp->sq.lim.max_sge = min_t(u32, (sq_slot - SROCE_SEND_WQE_BASE) /
 				   sizeof(struct sroce_sge), SROCE_MAX_SGE);
-	qp->sq_lim.max_inline = min_t(u32, sq_slot - SROCE_SEND_WQE_BASE,
+	qp->sq.lim.max_inline = min_t(u32, sq_slot - SROCE_SEND_WQE_BASE,
 				      SROCE_MAX_INLINE);
-	qp->rq_lim.slot_size = rq_slot;
-	qp->rq_lim.max_sge = min_t(u32, (rq_slot - SROCE_RECV_WQE_BASE) /
+	qp->rq.lim.slot_size = rq_slot;
+	qp->rq.lim.max_sge = min_t(u32, (rq_slot - SROCE_RECV_WQE_BASE) /
 				   sizeof(struct sroce_sge), SROCE_MAX_SGE);
-	qp->rq_lim.max_inline = 0;
+	qp->rq.lim.max_inline = 0;
 
-	seg_slots = max(qp->sq_lim.max_sge, 1U);
-	qp->swqe = kvcalloc(sq_slots, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
-	qp->swqe_mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL_ACCOUNT);
-	qp->swqe_segs = kvcalloc((size_t)sq_slots * seg_slots,
-				 sizeof(*qp->swqe_segs), GFP_KERNEL_ACCOUNT);
+	seg_slots = max(qp->sq.lim.max_sge, 1U);
+	qp->swq.slots = kvcalloc(sq_slots, sizeof(*qp->swq.slots),
+				 GFP_KERNEL_ACCOUNT);
+	qp->swq.mem = kvzalloc((size_t)sq_slots * sq_slot, GFP_KERNEL_ACCOUNT);
+	qp->swq.segs = kvcalloc((size_t)sq_slots * seg_slots,
+				sizeof(*qp->swq.segs), GFP_KERNEL_ACCOUNT);
 	qp->resp.rd_slots = SROCE_RD_RING_MIN;
 	qp->resp.rd = kvcalloc(qp->resp.rd_slots, sizeof(*qp->resp.rd),
 			       GFP_KERNEL_ACCOUNT);
-	if (!qp->swqe || !qp->swqe_mem || !qp->swqe_segs || !qp->resp.rd) {
+	if (!qp->swq.slots || !qp->swq.mem || !qp->swq.segs || !qp->resp.rd) {
 		err = -ENOMEM;
 		goto err_rq;
 	}
 	for (i = 0; i < sq_slots; i++) {
-		qp->swqe[i].wqe = qp->swqe_mem + (size_t)i * sq_slot;
-		qp->swqe[i].segs = qp->swqe_segs + (size_t)i * seg_slots;
+		qp->swq.slots[i].wqe = qp->swq.mem + (size_t)i * sq_slot;
+		qp->swq.slots[i].segs = qp->swq.segs + (size_t)i * seg_slots;
 	}
 
 	cap->max_send_wr = sq_slots;
 	cap->max_recv_wr = rq_slots;
-	cap->max_send_sge = qp->sq_lim.max_sge;
-	cap->max_recv_sge = qp->rq_lim.max_sge;
-	cap->max_inline_data = qp->sq_lim.max_inline;
+	cap->max_send_sge = qp->sq.lim.max_sge;
+	cap->max_recv_sge = qp->rq.lim.max_sge;
+	cap->max_inline_data = qp->sq.lim.max_inline;
 	return 0;
 
 err_rq:
 	kvfree(qp->resp.rd);
-	kvfree(qp->swqe);
-	kvfree(qp->swqe_mem);
-	kvfree(qp->swqe_segs);
+	kvfree(qp->swq.slots);
+	kvfree(qp->swq.mem);
+	kvfree(qp->swq.segs);
 	sroce_queue_free(&qp->rq);
 err_sq:
 	sroce_queue_free(&qp->sq);
@@ -104,11 +105,11 @@ err_sq:
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
-	mem_cgroup_put(qp->memcg);
+	mem_cgroup_put(qp->owner.memcg);
 	kvfree(qp->resp.rd);
-	kvfree(qp->swqe);
-	kvfree(qp->swqe_mem);
-	kvfree(qp->swqe_segs);
+	kvfree(qp->swq.slots);
+	kvfree(qp->swq.mem);
+	kvfree(qp->swq.segs);
 	sroce_queue_free(&qp->rq);
 	sroce_queue_free(&qp->sq);
 }
@@ -133,7 +134,7 @@ static int sroce_qp_map_queues(struct sroce_qp *qp, struct ib_udata *udata)
 	resp.sq_log_slot_size = qp->sq.log_slot_size;
 	resp.rq_log_slots = qp->rq.log_slots;
 	resp.rq_log_slot_size = qp->rq.log_slot_size;
-	resp.max_inline_data = qp->sq_lim.max_inline;
+	resp.max_inline_data = qp->sq.lim.max_inline;
 	return sroce_udata_copy_resp(udata, &resp, sizeof(resp));
 }
 
@@ -148,19 +149,19 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
-		qp->sq_lim.opcodes = udata ? SROCE_WQE_OPS_RC :
+		qp->sq.lim.opcodes = udata ? SROCE_WQE_OPS_RC :
 					       SROCE_WQE_OPS_RC_KERNEL;
 		break;
 	case IB_QPT_UC:
-		qp->sq_lim.opcodes = SROCE_WQE_OPS_UC;
+		qp->sq.lim.opcodes = SROCE_WQE_OPS_UC;
 		break;
 	case IB_QPT_UD:
-		qp->sq_lim.opcodes = SROCE_WQE_OPS_UD;
+		qp->sq.lim.opcodes = SROCE_WQE_OPS_UD;
 		break;
 	case IB_QPT_GSI:
 		if (udata)
 			return -EINVAL;
-		qp->sq_lim.opcodes = SROCE_WQE_OPS_UD;
+		qp->sq.lim.opcodes = SROCE_WQE_OPS_UD;
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -193,11 +194,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 
 	qp->sdev = to_sdev(ibqp->device);
-	qp->is_user = !!udata;
-	qp->owner = current_euid();
+	qp->owner.user = !!udata;
+	qp->owner.uid = current_euid();
 	/* What its sends make the engine allocate is charged here. */
 	if (udata)
-		qp->memcg = get_mem_cgroup_from_mm(current->mm);
+		qp->owner.memcg = get_mem_cgroup_from_mm(current->mm);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
@@ -205,15 +206,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	mutex_init(&qp->attr_lock);
 	spin_lock_init(&qp->kpost_lock);
-	init_llist_head(&qp->rx);
-	init_llist_head(&qp->ud_rx);
-	init_llist_head(&qp->lmsg_cache);
-	skb_queue_head_init(&qp->rx_skbs);
-	__skb_queue_head_init(&qp->rx_pending);
+	init_llist_head(&qp->lrx.rx);
+	init_llist_head(&qp->lrx.ud_rx);
+	init_llist_head(&qp->lrx.lmsg_cache);
+	skb_queue_head_init(&qp->lrx.rx_skbs);
+	__skb_queue_head_init(&qp->lrx.rx_pending);
 
 	err = sroce_qp_init_queues(qp, &init->cap);
 	if (err) {
-		mem_cgroup_put(qp->memcg);
+		mem_cgroup_put(qp->owner.memcg);
 		goto err_count;
 	}
 	if (qp->srq) {
@@ -321,7 +322,7 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	/* A privileged Q_Key (MSB set) is for privileged users only. */
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
-	    qp->is_user && !capable(CAP_NET_RAW))
+	    qp->owner.user && !capable(CAP_NET_RAW))
 		return -EPERM;
 	return 0;
 }
@@ -538,9 +539,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->cap.max_send_wr = sroce_queue_slots(&qp->sq);
 	attr->cap.max_recv_wr = qp->srq ? 0 : sroce_queue_slots(&qp->rq);
-	attr->cap.max_send_sge = qp->sq_lim.max_sge;
-	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_lim.max_sge;
-	attr->cap.max_inline_data = qp->sq_lim.max_inline;
+	attr->cap.max_send_sge = qp->sq.lim.max_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.lim.max_sge;
+	attr->cap.max_inline_data = qp->sq.lim.max_inline;
 	mutex_unlock(&qp->attr_lock);
 
 	memset(init, 0, sizeof(*init));

@@ -32,7 +32,7 @@ struct sroce_swqe {
 	bool rd_counted;		/* READ/atomic sent, in rd_outstanding */
 	bool local_done;		/* REG_MR/LOCAL_INV executed */
 	u8 num_segs;
-	struct sroce_seg *segs;		/* qp->sq_lim.max_sge of them */
+	struct sroce_seg *segs;		/* qp->sq.lim.max_sge of them */
 	u32 psn;			/* wire: first PSN */
 	u32 npkts;			/* wire: PSNs it occupies */
 };
@@ -169,52 +169,48 @@ struct sroce_kick {
 	u32 rx_psn;	/* rx_expected_psn as the last kick began; a hint */
 };
 
-struct sroce_qp {
-	struct ib_qp ibqp;
-	struct sroce_dev *sdev;
-	struct sroce_worker *worker;
-	const struct sroce_transport *transport;	/* set by the engine */
-	struct list_head worker_node;	/* on worker->qps */
-	refcount_t refs;		/* the engine's and in-flight packets' */
-	struct completion released;
-	bool is_user;
-	kuid_t owner;			/* a user QP's creator's euid */
+/* Who a QP belongs to, and what its user's calls may do. */
+struct sroce_qp_owner {
+	bool user;			/* created through uverbs */
+	kuid_t uid;			/* a user QP's creator's euid */
 	bool kick_foreign;		/* counted in num_foreign_qps */
 	struct sroce_kick kick;
+	/*
+	 * The memory cgroup of a user QP's creator, charged with what its
+	 * sends make the engine allocate (shortcut descriptors, copies);
+	 * NULL for a kernel QP.
+	 */
+	struct mem_cgroup *memcg;
+};
 
-	struct sroce_queue sq;
-	struct sroce_queue rq;
-	struct sroce_wqe_limits sq_lim;
-	struct sroce_wqe_limits rq_lim;
-	bool sq_sig_all;
-	/* Receives come from here if set (ibqp.srq), not from rq. */
-	struct sroce_srq *srq;
-	/* IB_EVENT_QP_LAST_WQE_REACHED was raised in this error state. */
-	bool srq_last_wqe;
-	struct sroce_swqe *swqe;	/* one per SQ slot */
-	void *swqe_mem;
-	struct sroce_seg *swqe_segs;
-	spinlock_t kpost_lock;		/* kernel posters */
-
-	/* Attributes, written under attr_lock by modify_qp. */
-	struct mutex attr_lock;
-	enum ib_qp_state state;
-	struct ib_qp_attr attr;
-	int attr_mask;
-	bool wire;			/* the peer is not on this host */
+/* The engine's bookkeeping of a QP on its worker; the engine's alone. */
+struct sroce_qp_sched {
+	struct list_head worker_node;	/* on worker->qps */
 	bool wire_counted;		/* in its worker's num_wire_qps */
 	bool steered;			/* binds its worker on the shortcut */
-	struct sroce_path path;
-
-	struct sroce_requester req;
-	struct sroce_responder resp;
-
 	/*
-	 * What arrives for the QP, by link. The shortcut: rx (descriptors),
-	 * rx_batch (taken from rx, not yet handled). The wire: rx_skbs
-	 * (filled by the UDP socket), rx_pending (taken from rx_skbs, the
-	 * worker's). UD datagrams from the shortcut: ud_rx, ud_batch.
+	 * The QP the shortcut last handed a packet to, saving the lookup of
+	 * dest_qp_num: set and read only under the worker's lock, and only
+	 * while both QPs are on its list (a QP leaving a worker clears every
+	 * pointer to it there, and its own).
 	 */
+	struct sroce_qp *handed_to;
+};
+
+/* The send queue's software side: one entry per SQ slot. */
+struct sroce_swq {
+	struct sroce_swqe *slots;
+	void *mem;
+	struct sroce_seg *segs;
+};
+
+/*
+ * What arrives for a QP, by link. The shortcut: rx (descriptors),
+ * rx_batch (taken from rx, not yet handled). The wire: rx_skbs (filled by
+ * the UDP socket), rx_pending (taken from rx_skbs, the worker's). UD
+ * datagrams from the shortcut: ud_rx, ud_batch.
+ */
+struct sroce_link_rx {
 	struct llist_head rx;
 	struct llist_node *rx_batch;
 	struct sk_buff_head rx_skbs;
@@ -224,8 +220,6 @@ struct sroce_qp {
 	struct llist_head ud_rx;
 	struct llist_node *ud_batch;
 	atomic_t ud_rx_len;		/* at most SROCE_RX_QUEUE_MAX */
-	/* UD: the last destination. */
-	struct sroce_ud_dest ud_dest;
 	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;
@@ -236,24 +230,46 @@ struct sroce_qp {
 	atomic_t shortcut_rx_len;
 	atomic_t shortcut_rx_bytes;
 	/*
-	 * The memory cgroup of a user QP's creator, charged with what its
-	 * sends make the engine allocate (shortcut descriptors, copies);
-	 * NULL for a kernel QP.
-	 */
-	struct mem_cgroup *memcg;
-	/*
 	 * The shortcut: an answer a hand-over carried back (answer_parked),
 	 * taken before anything queued to the QP; under the worker's lock.
 	 */
 	struct sroce_pkt answer;
 	bool answer_parked;
-	/*
-	 * The QP the shortcut last handed a packet to, saving the lookup of
-	 * dest_qp_num: set and read only under the worker's lock, and only
-	 * while both QPs are on its list (a QP leaving a worker clears every
-	 * pointer to it there, and its own).
-	 */
-	struct sroce_qp *handed_to;
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	struct sroce_worker *worker;
+	const struct sroce_transport *transport;	/* set by the engine */
+	struct sroce_qp_sched sched;
+	refcount_t refs;		/* the engine's and in-flight packets' */
+	struct completion released;
+	struct sroce_qp_owner owner;
+
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	bool sq_sig_all;
+	/* Receives come from here if set (ibqp.srq), not from rq. */
+	struct sroce_srq *srq;
+	/* IB_EVENT_QP_LAST_WQE_REACHED was raised in this error state. */
+	bool srq_last_wqe;
+	struct sroce_swq swq;
+	spinlock_t kpost_lock;		/* kernel posters */
+
+	/* Attributes, written under attr_lock by modify_qp. */
+	struct mutex attr_lock;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	int attr_mask;
+	bool wire;			/* the peer is not on this host */
+	struct sroce_path path;
+
+	struct sroce_requester req;
+	struct sroce_responder resp;
+	struct sroce_link_rx lrx;
+	/* UD: the last destination. */
+	struct sroce_ud_dest ud_dest;
 };
 
 /* An ACK timeout attribute, 4.096 us * 2^timeout, in jiffies (at least 1). */

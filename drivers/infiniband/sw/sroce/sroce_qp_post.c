@@ -46,9 +46,9 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		return -ENOMEM;
 	if (wr->opcode >= ARRAY_SIZE(sroce_wr_opcode) ||
 	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]) ||
-	    !(qp->sq_lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])))
+	    !(qp->sq.lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])))
 		return -EINVAL;
-	if (wr->num_sge > qp->sq_lim.max_sge)
+	if (wr->num_sge > qp->sq.lim.max_sge)
 		return -EINVAL;
 
 	wqe = sroce_queue_slot(q, producer);
@@ -115,7 +115,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->ctrl.flags |= SROCE_WQE_INLINE;
 		for (i = 0; i < wr->num_sge; i++) {
 			/* off <= max_inline: no sum that could wrap. */
-			if (wr->sg_list[i].length > qp->sq_lim.max_inline - off)
+			if (wr->sg_list[i].length > qp->sq.lim.max_inline - off)
 				return -EINVAL;
 			memcpy((u8 *)wqe->sge + off,
 			       (void *)(uintptr_t)wr->sg_list[i].addr,
@@ -143,7 +143,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 
 	/* A user QP's producer lives in its mapping: this is the kick. */
-	if (qp->is_user) {
+	if (qp->owner.user) {
 		sroce_engine_run(qp);
 		return 0;
 	}
@@ -171,14 +171,14 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	if (qp->is_user)
+	if (qp->owner.user)
 		return -EOPNOTSUPP;
 	if (qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;	/* post to its SRQ */
 	}
 	spin_lock_irqsave(&qp->kpost_lock, flags);
-	err = sroce_queue_post_recv(&qp->rq, qp->rq_lim.max_sge, wr, bad_wr);
+	err = sroce_queue_post_recv(&qp->rq, qp->rq.lim.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	/* A posted receive may end an RNR wait, or flush in error. */
 	sroce_worker_wake(qp->worker);

@@ -101,7 +101,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		{ "retries", READ_ONCE(qp->req.retries) },
 		{ "rnr_retries", READ_ONCE(qp->req.rnr_retries) },
 		{ "resend_armed", READ_ONCE(qp->req.resend_at) != 0 },
-		{ "rx_skbs", skb_queue_len_lockless(&qp->rx_skbs) },
+		{ "rx_skbs", skb_queue_len_lockless(&qp->lrx.rx_skbs) },
 	};
 	struct nlattr *table;
 	unsigned int i;

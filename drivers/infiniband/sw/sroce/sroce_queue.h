@@ -10,6 +10,7 @@
 #include <asm/barrier.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/wqe.h>
 
 /* A piece of kernel memory mapped into user contexts. */
 struct sroce_mmap_entry {
@@ -32,6 +33,8 @@ struct sroce_queue {
 	u32 log_slot_size;
 	u32 index;
 	struct rdma_user_mmap_entry *mmap;	/* owns buf; NULL: not mapped */
+	/* A work queue's: what one of its WQEs may carry. */
+	struct sroce_wqe_limits lim;
 };
 
 /*

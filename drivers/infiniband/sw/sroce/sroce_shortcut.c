@@ -49,7 +49,7 @@
  *
  * Answering back: when the one answer the destination then owes is an ACK
  * or an atomic's ACK (sroce_link_take_fn), the hand-over carries it back
- * at once, parked for the sender (qp->answer), instead of the
+ * at once, parked for the sender (qp->lrx.answer), instead of the
  * destination's run sending it:
  * - only while nothing else is queued to the sender, so the order stays;
  *   the parked answer is the first packet the sender takes, and nothing
@@ -58,7 +58,7 @@
  *   requests from its own run (one ACK for all its SENDs and WRITEs,
  *   each atomic its own);
  * - the sender's transport takes it as a received packet, in place
- *   (rx->pkt is qp->answer: only the QP's own sends park an answer for
+ *   (rx->pkt is qp->lrx.answer: only the QP's own sends park an answer for
  *   it, and it sends nothing while it takes a packet); the RC send step
  *   does so after a READ or atomic, before its next WQE, and before its
  *   run ends, and a pass finds one parked while the sender answered (it
@@ -118,16 +118,16 @@ static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 	bool spare = size <= SROCE_LMSG_SPARE_SIZE;
 
 	if (spare) {
-		node = llist_del_first(&qp->lmsg_cache);
+		node = llist_del_first(&qp->lrx.lmsg_cache);
 		if (node) {
-			atomic_dec(&qp->lmsg_cached);
+			atomic_dec(&qp->lrx.lmsg_cached);
 			msg = llist_entry(node, struct sroce_lmsg, node);
 			msg->spare_sized = true;
 			return msg;
 		}
 		size = SROCE_LMSG_SPARE_SIZE;
 	}
-	old_memcg = set_active_memcg(qp->memcg);
+	old_memcg = set_active_memcg(qp->owner.memcg);
 	msg = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	set_active_memcg(old_memcg);
 	if (msg)
@@ -138,22 +138,22 @@ static struct sroce_lmsg *sroce_lmsg_alloc(struct sroce_qp *qp, size_t size)
 static void sroce_lmsg_release(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
 	if (msg->spare_sized) {
-		if (atomic_inc_return(&qp->lmsg_cached) <= SROCE_LMSG_CACHE) {
-			llist_add(&msg->node, &qp->lmsg_cache);
+		if (atomic_inc_return(&qp->lrx.lmsg_cached) <= SROCE_LMSG_CACHE) {
+			llist_add(&msg->node, &qp->lrx.lmsg_cache);
 			return;
 		}
-		atomic_dec(&qp->lmsg_cached);
+		atomic_dec(&qp->lrx.lmsg_cached);
 	}
 	kvfree(msg);
 }
 
 void sroce_shortcut_cache_free(struct sroce_qp *qp)
 {
-	struct llist_node *list = llist_del_all(&qp->lmsg_cache);
+	struct llist_node *list = llist_del_all(&qp->lrx.lmsg_cache);
 	struct sroce_lmsg *msg, *next;
 
 	llist_for_each_entry_safe(msg, next, list, node) {
-		atomic_dec(&qp->lmsg_cached);
+		atomic_dec(&qp->lrx.lmsg_cached);
 		kvfree(msg);
 	}
 }
@@ -163,8 +163,8 @@ static void sroce_lmsg_free(struct sroce_qp *qp, struct sroce_lmsg *msg)
 {
 	struct sroce_qp *sender = msg->sender;
 
-	atomic_dec(&qp->shortcut_rx_len);
-	atomic_sub(msg->copied, &qp->shortcut_rx_bytes);
+	atomic_dec(&qp->lrx.shortcut_rx_len);
+	atomic_sub(msg->copied, &qp->lrx.shortcut_rx_bytes);
 	sroce_segs_put(msg->segs, msg->num_segs);
 	msg->num_segs = 0;
 	sroce_lmsg_release(sender, msg);
@@ -249,29 +249,29 @@ static bool sroce_shortcut_reserve(struct sroce_qp *qp, struct sroce_qp *dest,
 	if (!sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
 				      &qp->path.daddr))
 		return false;
-	if (atomic_inc_return(&dest->shortcut_rx_len) > SROCE_RX_QUEUE_MAX)
+	if (atomic_inc_return(&dest->lrx.shortcut_rx_len) > SROCE_RX_QUEUE_MAX)
 		goto full;
-	if (atomic_add_return(copy, &dest->shortcut_rx_bytes) >
+	if (atomic_add_return(copy, &dest->lrx.shortcut_rx_bytes) >
 	    SROCE_SHORTCUT_RX_BYTES_MAX) {
-		atomic_sub(copy, &dest->shortcut_rx_bytes);
+		atomic_sub(copy, &dest->lrx.shortcut_rx_bytes);
 		goto full;
 	}
 	return true;
 full:
-	atomic_dec(&dest->shortcut_rx_len);
+	atomic_dec(&dest->lrx.shortcut_rx_len);
 	sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 	return false;
 }
 
 static void sroce_shortcut_unreserve(struct sroce_qp *dest, u32 copy)
 {
-	atomic_dec(&dest->shortcut_rx_len);
-	atomic_sub(copy, &dest->shortcut_rx_bytes);
+	atomic_dec(&dest->lrx.shortcut_rx_len);
+	atomic_sub(copy, &dest->lrx.shortcut_rx_bytes);
 }
 
 /*
  * Whether the rules above let dest be handed a packet that starts at byte
- * off of its segments. dest is qp->handed_to, or was found in an RCU
+ * off of its segments. dest is qp->sched.handed_to, or was found in an RCU
  * read-side section and may be going.
  */
 static __always_inline bool
@@ -282,7 +282,7 @@ sroce_shortcut_may_hand_over(struct sroce_qp *qp, struct sroce_qp *dest,
 
 	return sroce_shortcut_takers[dest->ibqp.qp_type] && !off &&
 	       READ_ONCE(w->runner) == current && !w->handing_over &&
-	       dest != qp && !list_empty(&dest->worker_node) &&
+	       dest != qp && !list_empty(&dest->sched.worker_node) &&
 	       !sroce_shortcut_queued(dest) && READ_ONCE(shortcut_hand_over);
 }
 
@@ -313,7 +313,7 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	rx.skb = NULL;
 	rx.msg = NULL;
 	/* Behind a queued descriptor, the answer would overtake it. */
-	answer = sroce_shortcut_queued(qp) ? NULL : &qp->answer;
+	answer = sroce_shortcut_queued(qp) ? NULL : &qp->lrx.answer;
 	w->handing_over = true;
 	answered = sroce_shortcut_takers[dest->ibqp.qp_type](dest, &rx, answer);
 	w->handing_over = false;
@@ -325,7 +325,7 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	/* Taken by the sender's run, which is under way. */
 	trace_sroce_pkt_tx(dest->ibqp.qp_num, answer->dest_qpn, answer->opcode,
 			   answer->psn, 0, false);
-	qp->answer_parked = true;
+	qp->lrx.answer_parked = true;
 	sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_ANSWERS_BACK, 1);
 }
 
@@ -348,7 +348,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	 */
 	in_pass = READ_ONCE(qp->worker->runner) == current;
 	if (in_pass) {
-		dest = qp->handed_to;
+		dest = qp->sched.handed_to;
 		if (dest && dest->ibqp.qp_num == qp->attr.dest_qp_num &&
 		    sroce_shortcut_may_hand_over(qp, dest, off)) {
 			sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
@@ -373,7 +373,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (hand_over) {
 		/* Both on the list of the worker whose lock is held. */
 		if (in_pass)
-			qp->handed_to = dest;
+			qp->sched.handed_to = dest;
 		sroce_shortcut_hand_over(qp, dest, pkt, segs, nsegs, len);
 		return 0;
 	}
@@ -408,7 +408,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	msg->sender = qp;
 	msg->sgid = qp->path.saddr;
 	msg->dgid = qp->path.daddr;
-	llist_add(&msg->node, &dest->rx);
+	llist_add(&msg->node, &dest->lrx.rx);
 	sroce_worker_notify(dest);
 	sroce_qp_put(dest);
 	return 0;
@@ -417,7 +417,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 /* The next descriptor queued to qp, in the order they were sent. */
 static struct sroce_lmsg *sroce_shortcut_pop(struct sroce_qp *qp)
 {
-	struct llist_node *node = sroce_llist_pop(&qp->rx, &qp->rx_batch);
+	struct llist_node *node = sroce_llist_pop(&qp->lrx.rx, &qp->lrx.rx_batch);
 
 	return node ? llist_entry(node, struct sroce_lmsg, node) : NULL;
 }
@@ -461,7 +461,7 @@ void sroce_shortcut_drop_rx(struct sroce_qp *qp)
 {
 	struct sroce_lmsg *msg;
 
-	qp->answer_parked = false;
+	qp->lrx.answer_parked = false;
 	while ((msg = sroce_shortcut_pop(qp)))
 		sroce_lmsg_free(qp, msg);
 }

@@ -165,11 +165,11 @@ static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
 /* The next datagram from the shortcut, in the order they were queued. */
 static struct sroce_ud_msg *sroce_ud_pop(struct sroce_qp *qp)
 {
-	struct llist_node *node = sroce_llist_pop(&qp->ud_rx, &qp->ud_batch);
+	struct llist_node *node = sroce_llist_pop(&qp->lrx.ud_rx, &qp->lrx.ud_batch);
 
 	if (!node)
 		return NULL;
-	atomic_dec(&qp->ud_rx_len);
+	atomic_dec(&qp->lrx.ud_rx_len);
 	return llist_entry(node, struct sroce_ud_msg, node);
 }
 
@@ -191,13 +191,13 @@ static int sroce_ud_receive(struct sroce_qp *qp, int *budget)
 		n++;
 	}
 	while (*budget > 0) {
-		skb = __skb_dequeue(&qp->rx_pending);
+		skb = __skb_dequeue(&qp->lrx.rx_pending);
 		if (!skb) {
-			if (skb_queue_empty_lockless(&qp->rx_skbs))
+			if (skb_queue_empty_lockless(&qp->lrx.rx_skbs))
 				break;
-			spin_lock_bh(&qp->rx_skbs.lock);
-			skb_queue_splice_init(&qp->rx_skbs, &qp->rx_pending);
-			spin_unlock_bh(&qp->rx_skbs.lock);
+			spin_lock_bh(&qp->lrx.rx_skbs.lock);
+			skb_queue_splice_init(&qp->lrx.rx_skbs, &qp->lrx.rx_pending);
+			spin_unlock_bh(&qp->lrx.rx_skbs.lock);
 			continue;
 		}
 		sroce_ud_rx_packet(qp, skb);
@@ -214,8 +214,8 @@ static void sroce_ud_drop_rx(struct sroce_qp *qp)
 
 	while ((msg = sroce_ud_pop(qp)))
 		kfree(msg);
-	skb_queue_purge(&qp->rx_skbs);
-	__skb_queue_purge(&qp->rx_pending);
+	skb_queue_purge(&qp->lrx.rx_skbs);
+	__skb_queue_purge(&qp->lrx.rx_pending);
 }
 
 /* Sending ------------------------------------------------------------------ */
@@ -345,11 +345,11 @@ static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 		return status;
 	}
 	/* A receiver that does not keep up loses datagrams, as on a wire. */
-	if (atomic_inc_return(&dest->ud_rx_len) > SROCE_RX_QUEUE_MAX) {
+	if (atomic_inc_return(&dest->lrx.ud_rx_len) > SROCE_RX_QUEUE_MAX) {
 		sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		goto lost;
 	}
-	old_memcg = set_active_memcg(qp->memcg);
+	old_memcg = set_active_memcg(qp->owner.memcg);
 	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL_ACCOUNT);
 	set_active_memcg(old_memcg);
 	if (!msg)
@@ -375,12 +375,12 @@ static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
 	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
 			   (with_imm ? IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
 			    IB_OPCODE_SEND_ONLY), 0, sw->msg_len, false);
-	llist_add(&msg->node, &dest->ud_rx);
+	llist_add(&msg->node, &dest->lrx.ud_rx);
 	sroce_worker_notify(dest);
 	sroce_qp_put(dest);
 	return status;
 lost:
-	atomic_dec(&dest->ud_rx_len);
+	atomic_dec(&dest->lrx.ud_rx_len);
 	sroce_qp_put(dest);
 	return status;
 }
@@ -491,9 +491,9 @@ static void sroce_ud_send(struct sroce_qp *qp, int *budget)
 
 static bool sroce_ud_has_work(struct sroce_qp *qp)
 {
-	if (qp->ud_batch || !llist_empty(&qp->ud_rx) ||
-	    !skb_queue_empty_lockless(&qp->rx_skbs) ||
-	    !skb_queue_empty(&qp->rx_pending))
+	if (qp->lrx.ud_batch || !llist_empty(&qp->lrx.ud_rx) ||
+	    !skb_queue_empty_lockless(&qp->lrx.rx_skbs) ||
+	    !skb_queue_empty(&qp->lrx.rx_pending))
 		return true;
 	if (READ_ONCE(qp->state) != IB_QPS_RTS)
 		return false;

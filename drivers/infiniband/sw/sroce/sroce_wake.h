@@ -44,7 +44,7 @@ static inline void sroce_worker_notify(struct sroce_qp *to)
 		sroce_worker_wake(w);
 		return;
 	}
-	if (!w->chase && !list_empty(&to->worker_node))
+	if (!w->chase && !list_empty(&to->sched.worker_node))
 		w->chase = to;
 }
 

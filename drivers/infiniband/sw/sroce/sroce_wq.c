@@ -115,7 +115,7 @@ u8 sroce_fetch_send(struct sroce_qp *qp, u32 index)
 
 	memcpy(sw->wqe, ring, SROCE_SEND_WQE_BASE);
 	status = sroce_wqe_status(sroce_wqe_check_ctrl(&sw->wqe->ctrl,
-						       &qp->sq_lim, &extra));
+						       &qp->sq.lim, &extra));
 	if (status != IB_WC_SUCCESS)
 		return status;
 	memcpy(sw->wqe->sge, ring->sge, extra);
@@ -262,7 +262,7 @@ u8 sroce_take_recv(struct sroce_qp *qp, struct sroce_seg *segs,
 		if (status == SROCE_RECV_NONE)
 			return status;
 	} else {
-		status = sroce_copy_recv(&qp->rq, &qp->rq_lim, qp->rq.index,
+		status = sroce_copy_recv(&qp->rq, &qp->rq.lim, qp->rq.index,
 					 &hdr, sge);
 	}
 	*wr_id = hdr.wr_id;

@@ -23,7 +23,7 @@ static inline u8 sroce_wqe_status(enum sroce_wqe_verdict v)
 
 static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
-	return &qp->swqe[index & (sroce_queue_slots(&qp->sq) - 1)];
+	return &qp->swq.slots[index & (sroce_queue_slots(&qp->sq) - 1)];
 }
 
 void sroce_qp_error(struct sroce_qp *qp);
