@@ -276,7 +276,7 @@ static void dead_peer(void)
 	connect_pair(&a, &b, &quick);
 	/*
 	 * One message first: on the shortcut the sender then holds the peer
-	 * it handed the packet to (handed_to), which destroy must clear.
+	 * it handed the packet to (qp->sched.handed_to), which destroy must clear.
 	 */
 	post_recv(&b, 64);
 	post(&a, IBV_WR_SEND, (uintptr_t)a.buf, 64, a.mr->lkey, 0, 0);

@@ -34,6 +34,7 @@
 #include <sroce/roce_hdr.h>
 #include <sroce/wqe.h>
 #include "sroce_queue.h"
+#include "sroce_defer.h"
 #include "sroce_stats.h"
 
 struct page_pool;
@@ -444,11 +445,6 @@ static inline void sroce_stat_add(struct sroce_dev *sdev, enum sroce_stat stat,
 {
 	this_cpu_add(sdev->stats->n[stat], n);
 }
-
-/* sroce_defer.c (a leaf): the module's workqueue; false if queued already. */
-int sroce_defer_init(void);
-void sroce_defer_exit(void);
-bool sroce_defer_work(struct work_struct *work);
 
 /* sroce_dev_table.c */
 extern struct list_head sroce_devices;

@@ -5,7 +5,7 @@
  * exit destroys it, which runs everything queued. A leaf.
  */
 #include <linux/workqueue.h>
-#include "sroce.h"
+#include "sroce_defer.h"
 
 static struct workqueue_struct *sroce_wq;
 

@@ -151,7 +151,7 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
-	sroce_stats_sum(to_sdev(ibdev), stats->value);
+	sroce_stats_sum(to_sdev(ibdev)->stats, stats->value);
 	return SROCE_STAT_COUNT;
 }
 

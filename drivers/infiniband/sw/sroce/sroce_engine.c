@@ -35,7 +35,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/stat.h>
 #include <linux/vmalloc.h>
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 #include "sroce_link.h"
 #include "sroce_wake.h"
 

@@ -17,7 +17,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 #include "sroce_link.h"
 #include "sroce_wake.h"
 

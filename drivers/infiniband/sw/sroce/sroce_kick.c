@@ -40,7 +40,7 @@
 #include <linux/wait_bit.h>
 #include "sroce.h"
 #include "sroce_verbs.h"
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 #include "sroce_wake.h"
 
 /* Where a kick's task_work is: changed with atomic exchanges only. */

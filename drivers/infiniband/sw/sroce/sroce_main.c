@@ -22,8 +22,9 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
 #include "sroce.h"
+#include "sroce_defer.h"
 #include "sroce_verbs.h"
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 HCA");
@@ -76,7 +77,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ida_destroy(&sdev->pdn_ida);
 	xa_destroy(&sdev->mr_xa);
-	sroce_stats_free(sdev);
+	sroce_stats_free(sdev->stats);
 	sroce_obj_dec(SROCE_OBJ_DEVICE);
 }
 
@@ -219,9 +220,11 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	sdev->mr_next = 1;
 	sdev->port_was_active = sroce_port_active(sdev);
-	err = sroce_stats_alloc(sdev);
-	if (err)
+	sdev->stats = sroce_stats_alloc();
+	if (!sdev->stats) {
+		err = -ENOMEM;
 		goto err_dealloc;
+	}
 	err = sroce_engine_start(sdev);
 	if (!err)
 		sroce_status_update(sdev);
@@ -270,7 +273,7 @@ err_unlock:
 	sroce_net_close(sdev);
 	sroce_engine_stop(sdev);
 err_stats:
-	sroce_stats_free(sdev);
+	sroce_stats_free(sdev->stats);
 err_dealloc:
 	ida_destroy(&sdev->pdn_ida);
 	ib_dealloc_device(&sdev->ibdev);

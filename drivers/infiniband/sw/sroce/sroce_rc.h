@@ -10,7 +10,7 @@
 
 #include <sroce/psn.h>
 #include <sroce/rc_rules.h>
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 #include "sroce_link.h"
 
 static inline bool sroce_rc_is_rd(u8 wqe_opcode)

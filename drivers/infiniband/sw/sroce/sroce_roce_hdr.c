@@ -233,24 +233,24 @@ size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
 	if (!info)
 		return 0;
 
-	/* Fields wider than the wire's are cut to it (FIELD_PREP would warn). */
+	/* FIELD_PREP cuts a value wider than its field to the field's bits. */
 	put_unaligned_be32((u32)pkt->opcode << IB_BTH_OPCODE_SHIFT |
 			   (pkt->solicited ? BTH0_SE : 0) |
 			   (pkt->migreq ? BTH0_M : 0) |
-			   FIELD_PREP(BTH0_PAD, pkt->pad & IB_BTH_PAD_MASK) |
+			   FIELD_PREP(BTH0_PAD, pkt->pad) |
 			   FIELD_PREP(BTH0_PKEY, pkt->pkey), buf);
 	put_unaligned_be32((pkt->fecn ? BTH1_FECN : 0) |
 			   (pkt->becn ? BTH1_BECN : 0) |
-			   FIELD_PREP(BTH1_QPN, pkt->dest_qpn & IB_QPN_MASK),
+			   FIELD_PREP(BTH1_QPN, pkt->dest_qpn),
 			   buf + 4);
 	put_unaligned_be32((pkt->ack_req ? BTH2_ACK_REQ : 0) |
-			   FIELD_PREP(BTH2_PSN, pkt->psn & BTH2_PSN), buf + 8);
+			   FIELD_PREP(BTH2_PSN, pkt->psn), buf + 8);
 
 	p = buf + IB_BTH_BYTES;
 	if (info->flags & SROCE_HDR_DETH) {
 		put_unaligned_be32(pkt->deth_qkey, p);
-		put_unaligned_be32(FIELD_PREP(DETH1_SRC_QPN, pkt->deth_src_qpn &
-						 DETH1_SRC_QPN), p + 4);
+		put_unaligned_be32(FIELD_PREP(DETH1_SRC_QPN, pkt->deth_src_qpn),
+				   p + 4);
 		p += IB_DETH_BYTES;
 	}
 	if (info->flags & SROCE_HDR_RETH) {
@@ -268,7 +268,7 @@ size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)
 	}
 	if (info->flags & SROCE_HDR_AETH) {
 		put_unaligned_be32(FIELD_PREP(AETH_SYNDROME, pkt->aeth_syndrome) |
-				   FIELD_PREP(AETH_MSN, pkt->aeth_msn & AETH_MSN),
+				   FIELD_PREP(AETH_MSN, pkt->aeth_msn),
 				   p);
 		p += SROCE_AETH_LEN;
 	}

@@ -9,7 +9,7 @@
 #include <linux/debugfs.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
-#include "sroce.h"
+#include "sroce_stats.h"
 
 static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
 
@@ -60,26 +60,24 @@ const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_POLL_HITS].name = "worker_poll_hits",
 };
 
-int sroce_stats_alloc(struct sroce_dev *sdev)
+struct sroce_stats __percpu *sroce_stats_alloc(void)
 {
-	sdev->stats = alloc_percpu(struct sroce_stats);
-	return sdev->stats ? 0 : -ENOMEM;
+	return alloc_percpu(struct sroce_stats);
 }
 
-void sroce_stats_free(struct sroce_dev *sdev)
+void sroce_stats_free(struct sroce_stats __percpu *stats)
 {
-	free_percpu(sdev->stats);
-	sdev->stats = NULL;
+	free_percpu(stats);
 }
 
-void sroce_stats_sum(struct sroce_dev *sdev, u64 *values)
+void sroce_stats_sum(struct sroce_stats __percpu *stats, u64 *values)
 {
 	int i, cpu;
 
 	for (i = 0; i < SROCE_STAT_COUNT; i++) {
 		values[i] = 0;
 		for_each_possible_cpu(cpu)
-			values[i] += per_cpu_ptr(sdev->stats, cpu)->n[i];
+			values[i] += per_cpu_ptr(stats, cpu)->n[i];
 	}
 }
 

@@ -11,7 +11,6 @@
 #include <rdma/ib_verbs.h>
 
 struct dentry;
-struct sroce_dev;
 
 /* Module-wide counts of live driver objects, for leak checks in tests. */
 enum sroce_obj_type {
@@ -87,10 +86,11 @@ struct sroce_stats {
 
 /* The names, in enum sroce_stat's order. */
 extern const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT];
-int sroce_stats_alloc(struct sroce_dev *sdev);
-void sroce_stats_free(struct sroce_dev *sdev);
+/* A device's counts, or NULL. */
+struct sroce_stats __percpu *sroce_stats_alloc(void);
+void sroce_stats_free(struct sroce_stats __percpu *stats);
 /* values[SROCE_STAT_COUNT]: the counts summed over the CPUs. */
-void sroce_stats_sum(struct sroce_dev *sdev, u64 *values);
+void sroce_stats_sum(struct sroce_stats __percpu *stats, u64 *values);
 
 void sroce_obj_inc(enum sroce_obj_type type);
 void sroce_obj_dec(enum sroce_obj_type type);

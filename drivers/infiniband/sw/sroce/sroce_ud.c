@@ -25,7 +25,7 @@
 #include <rdma/ib_cache.h>
 #include <sroce/psn.h>
 #include <sroce/roce_hdr.h>
-#include "sroce_engine.h"
+#include "sroce_transport.h"
 #include "sroce_link.h"
 #include "sroce_trace.h"
 #include "sroce_wake.h"
@@ -504,10 +504,12 @@ static bool sroce_ud_has_work(struct sroce_qp *qp)
 	return READ_ONCE(qp->sq.hdr->producer) != qp->req.sq_next;
 }
 
-/* At RESET: a UD QP's own state is the PSN of its next datagram. */
+/* At RESET: a UD QP's own state is its PSNs (the next datagram's). */
 static void sroce_ud_reset(struct sroce_qp *qp)
 {
 	qp->req.req_psn = 0;
+	qp->req.una_psn = 0;
+	qp->req.sent_psn = 0;
 }
 
 const struct sroce_transport sroce_ud_transport = {

@@ -4,8 +4,8 @@
  * transport (sroce_rc.c for RC and UC, sroce_ud.c for UD and GSI) without
  * naming it.
  */
-#ifndef SROCE_ENGINE_H
-#define SROCE_ENGINE_H
+#ifndef SROCE_TRANSPORT_H
+#define SROCE_TRANSPORT_H
 
 #include "sroce_link.h"
 #include "sroce_wq.h"
@@ -44,4 +44,4 @@ struct sroce_transport {
 extern const struct sroce_transport sroce_rc_transport;	/* RC and UC */
 extern const struct sroce_transport sroce_ud_transport;	/* UD and GSI */
 
-#endif /* SROCE_ENGINE_H */
+#endif /* SROCE_TRANSPORT_H */
