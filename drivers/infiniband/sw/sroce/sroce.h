@@ -379,7 +379,6 @@ static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 struct sroce_srq {
 	struct ib_srq ibsrq;
 	struct sroce_queue q;
-	struct sroce_wqe_limits lim;
 	spinlock_t lock;	/* takers: the consumer (q.index), limit */
 	spinlock_t kpost_lock;	/* kernel posters: the producer */
 	/* Armed: raise IB_EVENT_SRQ_LIMIT_REACHED below this many; 0: not. */

@@ -56,15 +56,15 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = sroce_queue_init(&srq->q, ilog2(slots), ilog2(slot));
 	if (err)
 		goto err_count;
-	srq->lim.slot_size = slot;
-	srq->lim.max_sge = min_t(u32, (slot - SROCE_RECV_WQE_BASE) /
+	srq->q.lim.slot_size = slot;
+	srq->q.lim.max_sge = min_t(u32, (slot - SROCE_RECV_WQE_BASE) /
 				 sizeof(struct sroce_sge), SROCE_MAX_SGE);
 	spin_lock_init(&srq->lock);
 	spin_lock_init(&srq->kpost_lock);
 	srq->limit = attr->srq_limit;
 	srq->is_user = !!udata;
 	attr->max_wr = slots;
-	attr->max_sge = srq->lim.max_sge;
+	attr->max_sge = srq->q.lim.max_sge;
 
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
@@ -112,7 +112,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
 	attr->max_wr = sroce_queue_slots(&srq->q);
-	attr->max_sge = srq->lim.max_sge;
+	attr->max_sge = srq->q.lim.max_sge;
 	attr->srq_limit = READ_ONCE(srq->limit);
 	return 0;
 }
@@ -139,7 +139,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	if (srq->is_user)
 		return -EOPNOTSUPP;
 	spin_lock_irqsave(&srq->kpost_lock, flags);
-	err = sroce_queue_post_recv(&srq->q, srq->lim.max_sge, wr, bad_wr);
+	err = sroce_queue_post_recv(&srq->q, srq->q.lim.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->kpost_lock, flags);
 	return err;
 }

@@ -231,7 +231,7 @@ static u8 sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *hdr,
 		spin_unlock(&srq->lock);
 		return SROCE_RECV_NONE;
 	}
-	status = sroce_copy_recv(&srq->q, &srq->lim, srq->q.index, hdr, sge);
+	status = sroce_copy_recv(&srq->q, &srq->q.lim, srq->q.index, hdr, sge);
 	srq->q.index++;
 	sroce_ring_publish(&srq->q.hdr->consumer, srq->q.index);
 	if (srq->limit && posted - 1 < srq->limit) {
