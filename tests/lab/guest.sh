@@ -430,6 +430,38 @@ neigh_short_check() {	# neigh_short_check TAG
 		"net.ipv4.neigh.$IF.delay_first_probe_time=$2"
 }
 
+# ACK coalescing (Documentation/architecture.rst): a responder sends one
+# ACK for everything a pass executed, and counts each ACK request that ACK
+# answered after the first (acks_coalesced). rdma_rxe asks for an ACK at
+# the end of every message and its packets arrive in bursts, so a sroce
+# responder of its ib_write_bw -D 8 must coalesce; the count of ACKs
+# checks it too: fewer packets sent than messages received. Between two
+# sroce hosts a pass often holds one message (coalescing depends on
+# arrival): printed, not checked.
+acks_start() {
+	acks_rx0=$(sroce_stat rx_packets)
+	acks_tx0=$(sroce_stat tx_packets)
+	acks_co0=$(sroce_stat acks_coalesced)
+}
+acks_check() {	# acks_check ROLE TAG
+	[ "$NDEV" = sroce ] && [ "$1" = serve ] || return 0
+	local mtu rx tx msgs co
+	mtu=$(ibv_devinfo -d "$D" | awk '/active_mtu/ { print $2; exit }')
+	rx=$(($(sroce_stat rx_packets) - acks_rx0))
+	tx=$(($(sroce_stat tx_packets) - acks_tx0))
+	co=$(($(sroce_stat acks_coalesced) - acks_co0))
+	msgs=$((rx * mtu / 65536))
+	echo "# $2 ib_write_bw -D 8: $tx packets sent for $msgs messages received ($rx packets), $co ACK requests coalesced"
+	case $2 in
+	rxe-\>*)
+		check "$2 ib_write_bw -D 8: ACK requests coalesced ($co)" \
+			test "$co" -gt 0
+		check "$2 ib_write_bw -D 8: fewer packets sent ($tx) than messages received ($msgs)" \
+			test "$msgs" -gt 100 -a "$tx" -lt "$msgs"
+		;;
+	esac
+}
+
 # A third argument "no-flood" leaves out the UC phase of 1024-packet
 # messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
 # flow control) once stalled the lab link for over a minute.
@@ -497,10 +529,12 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	# stalls the stream for seconds, and a stalled stream rightly lets
 	# the entry go to PROBE.
 	neigh_short_start
+	acks_start
 	cm_next "$r" "$tag ib_write_bw -D 8" '^ *65536 +[0-9]+ ' \
 		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18" \
 		"ib_write_bw -p {port} -d $D -x $GID4 -F -D 8 -u 18 $srv4"
 	neigh_short_check "$tag"
+	acks_check "$r" "$tag"
 	# 1024 packets a message: more than an RC window, which UC has not.
 	[ "${3:-}" = no-flood ] && return
 	cm_next "$r" "$tag ib_write_bw -c UC 1 MiB at MTU 1024" \

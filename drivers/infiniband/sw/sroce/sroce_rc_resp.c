@@ -462,9 +462,18 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 			sroce_rc_next_expected(pkt->psn,
 					       pkt->opcode == IB_OPCODE_RDMA_READ_REQUEST,
 					       sroce_rc_rd_at(qp, qp->resp.rd_head - 1)->npkts);
-		/* READs and atomics are acknowledged by their responses. */
-		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD))
+		/*
+		 * READs and atomics are acknowledged by their responses. An
+		 * ACK request that finds one owed already is answered by that
+		 * one ACK, sent at the end of the pass for everything up to
+		 * rx_expected_psn: counted as coalesced.
+		 */
+		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD)) {
+			if (qp->resp.ack_pending)
+				sroce_stat_add(qp->sdev,
+					       SROCE_STAT_ACKS_COALESCED, 1);
 			qp->resp.ack_pending = true;
+		}
 		return;
 	case SROCE_RC_RNR:
 		sroce_stat_add(qp->sdev, SROCE_STAT_RNR_NAKS, 1);

@@ -75,6 +75,7 @@ enum sroce_stat {
 	SROCE_STAT_KICKS_DEFERRED,	/* kicks left to the worker: not only the kicker's QPs */
 	SROCE_STAT_CQ_EVENTS_HELD,	/* completion events held to the end of a QP's run */
 	SROCE_STAT_POLL_HITS,	/* idle polls of a worker that found work: no sleep */
+	SROCE_STAT_ACKS_COALESCED, /* ACK requests a later ACK answered */
 	SROCE_STAT_COUNT
 };
 
