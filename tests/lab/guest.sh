@@ -394,14 +394,18 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN PORT SERVER_CMD CLIENT_CMD
 # 3 s after the perftests' TCP exchange confirmed it and is probed 2 s
 # later (delay_first_probe_time), within the 8 s. A shorter reachable time
 # also probes a confirmed entry whenever the debug kernel pauses the
-# stream for a quarter of a second. A stream that stalled (the peer did
-# not answer for a retransmit timeout, sroce's "timeouts" counter moved)
-# rightly lets the entry go to PROBE: a probe passes only with that
-# proof, and the check says so.
-neigh_timeouts() { cat "/sys/class/infiniband/$D/ports/1/hw_counters/timeouts"; }
+# stream for a quarter of a second. A stream that stalled (the requester
+# waited a retransmit timeout, its "timeouts" counter moved; on the
+# responder's side, which has no timer, the requests sent again after it
+# arrive as duplicates, "duplicate_requests") rightly lets the entry go to
+# PROBE: a probe passes only with that proof, and the check says so.
+neigh_stalls() {
+	local c=/sys/class/infiniband/$D/ports/1/hw_counters
+	echo $(($(cat $c/timeouts) + $(cat $c/duplicate_requests)))
+}
 neigh_short_start() {
 	[ "$NDEV" = sroce ] || return 0
-	neigh_timeouts0=$(neigh_timeouts)
+	neigh_stalls0=$(neigh_stalls)
 	neigh_saved=$(sysctl -n "net.ipv4.neigh.$IF.base_reachable_time_ms" \
 		"net.ipv4.neigh.$IF.delay_first_probe_time" | tr '\n' ' ')
 	sysctl -qw "net.ipv4.neigh.$IF.base_reachable_time_ms=2000" \
@@ -415,9 +419,9 @@ neigh_short_check() {	# neigh_short_check TAG
 	kill "$neigh_monitor"
 	wait "$neigh_monitor" 2> /dev/null
 	probes=$(grep -c "^$PEER4 .* PROBE" /tmp/neigh_monitor)
-	stalls=$(($(neigh_timeouts) - neigh_timeouts0))
+	stalls=$(($(neigh_stalls) - neigh_stalls0))
 	if [ "$probes" -gt 0 ] && [ "$stalls" -gt 0 ]; then
-		check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times) in a stream that stalled ($stalls retransmit timeouts)" \
+		check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times) in a stream that stalled ($stalls retransmit timeouts and duplicate requests)" \
 			true
 	else
 		check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times)" \
