@@ -105,6 +105,8 @@ static inline bool sroce_obj_take(atomic_t *count, u32 max)
 	return atomic_add_unless(count, 1, max);
 }
 
+struct sroce_engine_worker;
+
 struct sroce_dev {
 	struct ib_device ibdev;
 	/* Holds a reference (netdev_hold) for the life of sroce_dev. */
@@ -134,7 +136,7 @@ struct sroce_dev {
 	struct sroce_engine_status *status;
 	unsigned int num_workers;
 	bool workers_bound;	/* worker_bind when the device was added */
-	struct sroce_worker *workers;
+	struct sroce_engine_worker *workers;	/* the engine's (sroce_engine.h) */
 	/* The wire (sroce_net.c): owner of our TX skbs (sk_wmem_alloc). */
 	struct socket *tx_sock;
 	/* Heads of large linear TX packets (sroce_net.c). */
@@ -277,51 +279,30 @@ struct sroce_mr {
 /* The bit a wake sets before it wakes a worker that said it sleeps. */
 #define SROCE_WORKER_WOKEN 1
 
-/* An engine worker: owns a set of QPs and runs their contexts. */
+/*
+ * An engine worker: owns a set of QPs and runs their contexts. This is
+ * what the layers below the engine see (qp->worker): its QPs, its lock,
+ * the sleep protocol's state (sroce_wake.h) and the running pass's. The
+ * engine's own state (placement counts, binding) is in struct
+ * sroce_engine_worker (sroce_engine.h), which embeds this one.
+ */
 struct sroce_worker {
 	struct sroce_dev *sdev;
 	unsigned int index;
 	struct task_struct *task;
-	int cpu;		/* of vector index: where it runs if bound */
 	struct mutex lock;	/* qps */
 	struct list_head qps;
-	unsigned int num_qps;
-	unsigned int num_binding_qps;	/* bound while there are any */
-	/*
-	 * A bound worker yielding to load (sroce_worker_review_binding):
-	 * bind_released says it runs where the scheduler puts it although
-	 * it has binding QPs; it and the passes that found work in this
-	 * window, with the packets and WQEs they took, are under lock; the
-	 * window and the hold only the worker uses.
-	 */
-	bool bind_released;
-	unsigned int bind_passes;
-	unsigned int bind_work;
-	u64 bind_window_start;	/* local_clock() */
-	u64 bind_release_until;	/* local_clock() */
-	u64 bind_hold_ns;	/* how long the next release lasts */
-	unsigned int num_wire_qps;	/* its QPs with wire_counted set */
-	/*
-	 * Whose QPs it runs, for kicks (sroce_worker_kick_may_run()): kernel
-	 * QPs, user QPs of the effective uid kick_uid, and user QPs of other
-	 * uids (counted when their QP joined; kick_uid is that of the first
-	 * user QP that found none of either). Under lock.
-	 */
-	unsigned int num_kernel_qps;
-	unsigned int num_uid_qps;
-	unsigned int num_foreign_qps;
-	kuid_t kick_uid;
 	/* The task running a pass now (the worker or a kicking process). */
 	struct task_struct *runner;
 	/*
-	 * A QP of this worker that the running pass queued work to (the
-	 * shortcut's peer): the pass runs it next, so a request, its
-	 * answer and the completion take one pass. Only the runner reads
-	 * or writes it, and it is NULL whenever the lock is free. It is
-	 * only ever a QP on the list, which leaves it only under the lock:
-	 * it needs no reference.
+	 * The sleep protocol's note to the running pass (sroce_wake.h): a
+	 * QP of this worker that the pass queued work to (the shortcut's
+	 * peer). What the pass does with it (the chase) is the engine's
+	 * (sroce_qp_process). Only the runner reads or writes it, and it is
+	 * NULL whenever the lock is free. It is only ever a QP on the list,
+	 * which leaves it only under the lock: it needs no reference.
 	 */
-	struct sroce_qp *chase;
+	struct sroce_qp *queued_to;
 	/* The shortcut is handing a packet over (sroce_shortcut.c); runner only. */
 	bool handing_over;
 	/* A kick found the lock taken: a kicking runner goes again. */

@@ -38,6 +38,7 @@
 #include "sroce_transport.h"
 #include "sroce_link.h"
 #include "sroce_wake.h"
+#include "sroce_engine.h"
 
 /*
  * An idle worker polls only while its CPU has nothing else to run: the
@@ -193,7 +194,8 @@ void sroce_engine_qp_to_reset(struct sroce_qp *qp)
 
 /*
  * Hops a pass follows from a QP to the QPs of its worker it queued work
- * to (worker->chase): a request to its peer, and the answer back.
+ * to (the chase; worker->queued_to is the sleep protocol's note of each):
+ * a request to its peer, and the answer back.
  */
 #define SROCE_CHASE_HOPS 2
 
@@ -203,13 +205,13 @@ static int sroce_qp_process(struct sroce_worker *w, struct sroce_qp *qp)
 	int done = sroce_qp_run(qp);
 	unsigned int hop;
 
-	for (hop = 0; hop < SROCE_CHASE_HOPS && w->chase; hop++) {
-		qp = w->chase;
-		w->chase = NULL;
+	for (hop = 0; hop < SROCE_CHASE_HOPS && w->queued_to; hop++) {
+		qp = w->queued_to;
+		w->queued_to = NULL;
 		if (sroce_qp_has_work(qp))
 			done += sroce_qp_run(qp);
 	}
-	w->chase = NULL;	/* the pass's order reaches it */
+	w->queued_to = NULL;	/* the pass's order reaches it */
 	sroce_cq_events_release(&w->cq_events);
 	return done;
 }
@@ -239,6 +241,7 @@ static bool sroce_worker_has_work_locked(struct sroce_worker *w)
 /* Passes until nothing is left to do; false if max_passes ran out. */
 static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
 	bool idle = false;
 	int done;
 
@@ -249,8 +252,8 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 			idle = true;
 			break;
 		}
-		w->bind_passes++;
-		w->bind_work += done;
+		ew->bind_passes++;
+		ew->bind_work += done;
 	}
 	WRITE_ONCE(w->runner, NULL);
 	return idle;
@@ -281,11 +284,12 @@ void sroce_worker_unlock(struct sroce_worker *w)
 static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
 				  u64 idle_ns, bool polled)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
 	u64 base = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
 	u64 max = (u64)READ_ONCE(worker_spin_max_us) * NSEC_PER_USEC;
 
 	/* Changed under w->lock; a stale read costs one poll at most. */
-	if (!data_race(w->num_binding_qps) || max <= base)
+	if (!data_race(ew->num_binding_qps) || max <= base)
 		return base;
 	if (idle_ns > max)
 		spin_ns /= 2;
@@ -310,39 +314,40 @@ static u64 sroce_worker_next_spin(struct sroce_worker *w, u64 spin_ns,
 static void sroce_worker_review_binding(struct sroce_worker *w, u64 now,
 					bool restart)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
 	unsigned int limit = READ_ONCE(worker_release_batch);
 	unsigned int passes, work;
 
-	if (!restart && now - w->bind_window_start < SROCE_BIND_WINDOW_NS)
+	if (!restart && now - ew->bind_window_start < SROCE_BIND_WINDOW_NS)
 		return;
-	w->bind_window_start = now;
+	ew->bind_window_start = now;
 	/* Changed under w->lock; a stale read delays a review by a window. */
-	if (!data_race(w->num_binding_qps))
+	if (!data_race(ew->num_binding_qps))
 		return;
 	mutex_lock(&w->lock);
-	passes = w->bind_passes;
-	work = w->bind_work;
-	w->bind_passes = 0;
-	w->bind_work = 0;
-	if (!w->num_binding_qps) {
+	passes = ew->bind_passes;
+	work = ew->bind_work;
+	ew->bind_passes = 0;
+	ew->bind_work = 0;
+	if (!ew->num_binding_qps) {
 		/* unbound by sroce_worker_count_binding */
-	} else if (w->bind_released) {
-		if (now >= w->bind_release_until) {
-			set_cpus_allowed_ptr(current, cpumask_of(w->cpu));
-			w->bind_released = false;
+	} else if (ew->bind_released) {
+		if (now >= ew->bind_release_until) {
+			set_cpus_allowed_ptr(current, cpumask_of(ew->cpu));
+			ew->bind_released = false;
 		}
 	} else if (restart) {
 		/* the counts are from before the idle time: dropped */
 	} else if (limit && work > (u64)passes * limit) {
 		set_cpus_allowed_ptr(current,
 				     housekeeping_cpumask(HK_TYPE_KTHREAD));
-		w->bind_released = true;
-		w->bind_release_until = now + w->bind_hold_ns;
-		w->bind_hold_ns = min_t(u64, w->bind_hold_ns * 2,
-					SROCE_BIND_HOLD_MAX_NS);
+		ew->bind_released = true;
+		ew->bind_release_until = now + ew->bind_hold_ns;
+		ew->bind_hold_ns = min_t(u64, ew->bind_hold_ns * 2,
+					 SROCE_BIND_HOLD_MAX_NS);
 		sroce_stat_add(w->sdev, SROCE_STAT_WORKER_RELEASES, 1);
 	} else {
-		w->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
+		ew->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
 	}
 	sroce_worker_unlock(w);
 }
@@ -350,6 +355,7 @@ static void sroce_worker_review_binding(struct sroce_worker *w, u64 now,
 static int sroce_worker_fn(void *arg)
 {
 	struct sroce_worker *w = arg;
+	struct sroce_engine_worker *ew = sroce_ew(w);
 	u32 *status = &w->sdev->status->words[w->index];
 	u64 idle_since = local_clock();
 	u64 spin_ns = (u64)READ_ONCE(worker_spin_us) * NSEC_PER_USEC;
@@ -357,8 +363,8 @@ static int sroce_worker_fn(void *arg)
 	u64 idle_ns;
 
 	memalloc_noio_save();	/* for good: see the top of this file */
-	w->bind_window_start = idle_since;
-	w->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
+	ew->bind_window_start = idle_since;
+	ew->bind_hold_ns = SROCE_BIND_HOLD_MIN_NS;
 	while (!kthread_should_stop()) {
 		sroce_worker_review_binding(w, local_clock(), idled_a_window);
 		idled_a_window = false;
@@ -442,15 +448,17 @@ static int sroce_worker_fn(void *arg)
  */
 static bool sroce_worker_kick_may_run(struct sroce_worker *w)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
+
 	lockdep_assert_held(&w->lock);
-	return !w->num_kernel_qps && !w->num_foreign_qps &&
-	       uid_eq(w->kick_uid, current_euid());
+	return !ew->num_kernel_qps && !ew->num_foreign_qps &&
+	       uid_eq(ew->kick_uid, current_euid());
 }
 
 /*
  * Passes a kick's round runs at most: on the shortcut a request, its
  * answer and the completion take one pass between QPs of one worker
- * (worker->chase) and up to three otherwise, and a kick that stops
+ * (the chase) and up to three otherwise, and a kick that stops
  * before its QPs are idle hands them to the worker, which costs a wakeup.
  */
 #define SROCE_KICK_PASSES 8
@@ -511,12 +519,13 @@ int sroce_engine_start(struct sroce_dev *sdev)
 	sdev->num_workers = clamp_t(unsigned int, num_online_cpus(), 1,
 				    SROCE_MAX_WORKERS_USED);
 	sdev->workers_bound = READ_ONCE(worker_bind);
-	sdev->workers = kcalloc(sdev->num_workers, sizeof(*w), GFP_KERNEL);
+	sdev->workers = kcalloc(sdev->num_workers, sizeof(*sdev->workers),
+				GFP_KERNEL);
 	if (!sdev->workers)
 		goto err_status;
 
 	for (i = 0; i < sdev->num_workers; i++) {
-		w = &sdev->workers[i];
+		w = &sdev->workers[i].pub;
 		w->sdev = sdev;
 		w->index = i;
 		mutex_init(&w->lock);
@@ -525,14 +534,14 @@ int sroce_engine_start(struct sroce_dev *sdev)
 					 netdev_name(sdev->ndev), i);
 		if (IS_ERR(w->task))
 			goto err_workers;
-		w->cpu = cpumask_local_spread(i, NUMA_NO_NODE);
+		sdev->workers[i].cpu = cpumask_local_spread(i, NUMA_NO_NODE);
 		wake_up_process(w->task);
 	}
 	return 0;
 
 err_workers:
 	while (i--)
-		kthread_stop(sdev->workers[i].task);
+		kthread_stop(sdev->workers[i].pub.task);
 	kfree(sdev->workers);
 	sdev->workers = NULL;
 err_status:
@@ -549,7 +558,7 @@ void sroce_engine_stop(struct sroce_dev *sdev)
 	if (!sdev->workers)
 		return;
 	for (i = 0; i < sdev->num_workers; i++)
-		kthread_stop(sdev->workers[i].task);
+		kthread_stop(sdev->workers[i].pub.task);
 	kfree(sdev->workers);
 	sdev->workers = NULL;
 	vfree(sdev->status);

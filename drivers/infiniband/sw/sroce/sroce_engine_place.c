@@ -20,6 +20,7 @@
 #include "sroce_transport.h"
 #include "sroce_link.h"
 #include "sroce_wake.h"
+#include "sroce_engine.h"
 
 /*
  * A worker that serves a QP on the wire is the only processor of its
@@ -60,45 +61,48 @@ static bool sroce_qp_binds(const struct sroce_qp *qp)
  */
 static void sroce_worker_count_binding(struct sroce_worker *w, int delta)
 {
-	bool was_bound = w->num_binding_qps;
+	struct sroce_engine_worker *ew = sroce_ew(w);
+	bool was_bound = ew->num_binding_qps;
 
 	lockdep_assert_held(&w->lock);
-	w->num_binding_qps += delta;
-	if (!was_bound && w->num_binding_qps) {
-		set_cpus_allowed_ptr(w->task, cpumask_of(w->cpu));
-		w->bind_released = false;
-		w->bind_passes = 0;
-		w->bind_work = 0;
-	} else if (was_bound && !w->num_binding_qps) {
+	ew->num_binding_qps += delta;
+	if (!was_bound && ew->num_binding_qps) {
+		set_cpus_allowed_ptr(w->task, cpumask_of(ew->cpu));
+		ew->bind_released = false;
+		ew->bind_passes = 0;
+		ew->bind_work = 0;
+	} else if (was_bound && !ew->num_binding_qps) {
 		set_cpus_allowed_ptr(w->task,
 				     housekeeping_cpumask(HK_TYPE_KTHREAD));
 	}
 }
 
-/* Counts qp as a QP of w's owners (see struct sroce_worker), under lock. */
+/* Counts qp as a QP of w's owners (see sroce_engine.h), under lock. */
 static void sroce_worker_count_owner(struct sroce_worker *w,
 				     struct sroce_qp *qp, int delta)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
+
 	if (!qp->owner.user) {
-		w->num_kernel_qps += delta;
+		ew->num_kernel_qps += delta;
 		return;
 	}
 	if (delta > 0) {
-		if (!w->num_uid_qps && !w->num_foreign_qps)
-			w->kick_uid = qp->owner.uid;
-		qp->owner.kick_foreign = !uid_eq(qp->owner.uid, w->kick_uid);
+		if (!ew->num_uid_qps && !ew->num_foreign_qps)
+			ew->kick_uid = qp->owner.uid;
+		qp->owner.kick_foreign = !uid_eq(qp->owner.uid, ew->kick_uid);
 	}
 	if (qp->owner.kick_foreign)
-		w->num_foreign_qps += delta;
+		ew->num_foreign_qps += delta;
 	else
-		w->num_uid_qps += delta;
+		ew->num_uid_qps += delta;
 }
 
 static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
 				  int delta)
 {
 	lockdep_assert_held(&w->lock);
-	w->num_qps += delta;
+	sroce_ew(w)->num_qps += delta;
 	sroce_worker_count_owner(w, qp, delta);
 	if (sroce_qp_binds(qp))
 		sroce_worker_count_binding(w, delta);
@@ -107,6 +111,7 @@ static void sroce_worker_count_qp(struct sroce_worker *w, struct sroce_qp *qp,
 void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 {
 	struct sroce_worker *w = qp->worker;
+	struct sroce_engine_worker *ew = sroce_ew(w);
 
 	lockdep_assert_held(&w->lock);
 	if (qp->sched.wire_counted == wire)
@@ -114,7 +119,7 @@ void sroce_engine_set_wire(struct sroce_qp *qp, bool wire)
 	if (qp->sched.steered)
 		sroce_worker_count_binding(w, wire ? -1 : 1);
 	qp->sched.wire_counted = wire;
-	if (wire ? w->num_wire_qps++ == 0 : --w->num_wire_qps == 0)
+	if (wire ? ew->num_wire_qps++ == 0 : --ew->num_wire_qps == 0)
 		set_user_nice(w->task,
 			      wire ? clamp(worker_nice, MIN_NICE, MAX_NICE) : 0);
 }
@@ -191,13 +196,14 @@ static void sroce_qp_timer_fn(struct timer_list *t)
  */
 static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
 {
+	struct sroce_engine_worker *ew = sroce_ew(w);
 	unsigned int kernel, uid, foreign;
 	kuid_t kick_uid;
 
-	kernel = data_race(w->num_kernel_qps);	/* a hint, see above */
-	uid = data_race(w->num_uid_qps);	/* likewise */
-	foreign = data_race(w->num_foreign_qps);	/* likewise */
-	kick_uid = data_race(w->kick_uid);	/* likewise */
+	kernel = data_race(ew->num_kernel_qps);	/* a hint, see above */
+	uid = data_race(ew->num_uid_qps);	/* likewise */
+	foreign = data_race(ew->num_foreign_qps);	/* likewise */
+	kick_uid = data_race(ew->kick_uid);	/* likewise */
 	if (!qp->owner.user)
 		return !uid && !foreign;
 	return !kernel && !foreign && (!uid || uid_eq(kick_uid, qp->owner.uid));
@@ -223,21 +229,21 @@ static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 		for (i = 0; i < sdev->num_workers; i++) {
 			if (sdev->workers[i].cpu == cpu) {
 				qp->sched.steered = true;
-				return &sdev->workers[i];
+				return &sdev->workers[i].pub;
 			}
 		}
 	}
 	/* The least loaded that suits it, else the least loaded. */
 	for (i = 0; i < sdev->num_workers; i++)
-		if (sroce_worker_suits(&sdev->workers[i], qp) &&
-		    (!w || sdev->workers[i].num_qps < w->num_qps))
-			w = &sdev->workers[i];
+		if (sroce_worker_suits(&sdev->workers[i].pub, qp) &&
+		    (!w || sdev->workers[i].num_qps < sroce_ew(w)->num_qps))
+			w = &sdev->workers[i].pub;
 	if (w)
 		return w;
-	w = &sdev->workers[0];
+	w = &sdev->workers[0].pub;
 	for (i = 1; i < sdev->num_workers; i++)
-		if (sdev->workers[i].num_qps < w->num_qps)
-			w = &sdev->workers[i];
+		if (sdev->workers[i].num_qps < sroce_ew(w)->num_qps)
+			w = &sdev->workers[i].pub;
 	return w;
 }
 

@@ -42,7 +42,7 @@
  * The transport copies the payload before the handler returns, so the
  * sender's memory needs no references and its kernel buffers no copy; the
  * same peer checks apply. Unless the hand-over carried the answer back
- * (below), the pass then runs the destination next (worker->chase), for
+ * (below), the pass then runs the destination next (the chase), for
  * the answers the packet asked for. A sender keeps
  * the QP it handed a packet to (struct sroce_qp handed_to) for the next
  * packet to the same QPN, and checks these rules again each time.

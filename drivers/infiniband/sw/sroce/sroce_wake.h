@@ -26,12 +26,12 @@ static inline void sroce_worker_wake(struct sroce_worker *w)
 
 /*
  * Wakes the worker of a QP something was queued to, unless the running
- * pass is that worker's: a pass that is running already sees it, and
- * runs the QP next if it runs no other first (worker->chase). Called
- * from a pass only (task context), never from an interrupt that may
- * have interrupted a runner.
+ * pass is that worker's: a pass that is running already sees it, and this
+ * notes the QP for it (worker->queued_to; the first noted is kept), which
+ * the engine then runs next (its chase). Called from a pass only (task
+ * context), never from an interrupt that may have interrupted a runner.
  *
- * Only a QP still on the worker's list is chased: the runner holds the
+ * Only a QP still on the worker's list is noted: the runner holds the
  * lock its removal needs, so it outlives the pass. A QP that destroy has
  * taken off (a descriptor's reference can still reach it) may be freed
  * once the caller drops that reference; destroy drains its queue.
@@ -44,8 +44,8 @@ static inline void sroce_worker_notify(struct sroce_qp *to)
 		sroce_worker_wake(w);
 		return;
 	}
-	if (!w->chase && !list_empty(&to->sched.worker_node))
-		w->chase = to;
+	if (!w->queued_to && !list_empty(&to->sched.worker_node))
+		w->queued_to = to;
 }
 
 #endif /* SROCE_WAKE_H */
