@@ -42,10 +42,11 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m \
 CFLAGS_USER ?= -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	       -Wmissing-prototypes -Wstrict-prototypes
 PROVIDER_CFLAGS = $(CFLAGS_USER) -fPIC -fvisibility=hidden -I$(CURDIR)/uapi \
-		  -Iproviders/sroce
+		  -I$(CURDIR)/include -Iproviders/sroce
 
 PROVIDER_SRC = $(wildcard providers/sroce/*.c)
-PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h
+PROVIDER_HDR = $(wildcard providers/sroce/*.h) uapi/rdma/sroce-abi.h \
+	       include/sroce/wqe_enc.h
 PROVIDER_SO = $(BUILD)/libsroce-rdmav34.so
 TEST_PROGS = $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 
@@ -87,7 +88,7 @@ $(BUILD)/tests/abi2/libsroce-rdmav34.so: $(PROVIDER_SRC) $(PROVIDER_HDR)
 
 $(BUILD)/tests/%: tests/progs/%.c tests/progs/testlib.h tests/progs/rings.h uapi/rdma/sroce-abi.h $(PROVIDER_HDR)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CFLAGS_USER) -I$(CURDIR)/uapi -o $@ $< -libverbs -lpthread
+	$(CC) $(CFLAGS_USER) -I$(CURDIR)/uapi -I$(CURDIR)/include -o $@ $< -libverbs -lpthread
 
 kunit:
 	scripts/kunit

@@ -7,7 +7,14 @@
 #include <stdbool.h>
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/wqe_enc.h>
 #include "verbs_private.h"
+
+_Static_assert(IBV_SEND_FENCE == SROCE_VERBS_SEND_FENCE &&
+	       IBV_SEND_SIGNALED == SROCE_VERBS_SEND_SIGNALED &&
+	       IBV_SEND_SOLICITED == SROCE_VERBS_SEND_SOLICITED &&
+	       IBV_SEND_INLINE == SROCE_VERBS_SEND_INLINE,
+	       "the verbs' send flags are the kernel's");
 
 #define SROCE_DRIVER_NAME "sroce"
 /*

@@ -50,15 +50,7 @@ static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode
 		return NULL;
 	}
 	w = sroce_ring_slot(r, r->index++);
-	memset(w, 0, sizeof(*w));
-	w->ctrl.opcode = opcode;
-	w->ctrl.wr_id = qpx->wr_id;
-	if (qpx->wr_flags & IBV_SEND_SIGNALED)
-		w->ctrl.flags |= SROCE_WQE_SIGNALED;
-	if (qpx->wr_flags & IBV_SEND_FENCE)
-		w->ctrl.flags |= SROCE_WQE_FENCE;
-	if (qpx->wr_flags & IBV_SEND_SOLICITED)
-		w->ctrl.flags |= SROCE_WQE_SOLICITED;
+	sroce_wqe_enc_start(w, opcode, qpx->wr_id, qpx->wr_flags);
 	qp->cur = w;
 	return w;
 }
@@ -73,7 +65,7 @@ static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_SEND_INV);
 
 	if (w)
-		w->ctrl.imm_data = invalidate_rkey;
+		sroce_wqe_enc_imm(w, invalidate_rkey);
 }
 
 /* No data segment follows: the WQE is complete as it is. */
@@ -83,7 +75,7 @@ static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_LOCAL_INV);
 
 	if (w)
-		w->ctrl.imm_data = invalidate_rkey;
+		sroce_wqe_enc_imm(w, invalidate_rkey);
 	qp->cur = NULL;
 }
 
@@ -105,7 +97,7 @@ static void sroce_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_SEND_IMM);
 
 	if (w)
-		w->ctrl.imm_data = imm;
+		sroce_wqe_enc_imm(w, imm);
 }
 
 static void sroce_wr_rdma(struct ibv_qp_ex *qpx, uint8_t op, uint32_t rkey,
@@ -115,9 +107,8 @@ static void sroce_wr_rdma(struct ibv_qp_ex *qpx, uint8_t op, uint32_t rkey,
 
 	if (!w)
 		return;
-	w->raddr.remote_addr = addr;
-	w->raddr.rkey = rkey;
-	w->ctrl.imm_data = imm;
+	sroce_wqe_enc_raddr(w, addr, rkey);
+	sroce_wqe_enc_imm(w, imm);
 }
 
 static void sroce_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -143,12 +134,8 @@ static void sroce_wr_atomic(struct ibv_qp_ex *qpx, uint8_t op, uint32_t rkey,
 {
 	struct sroce_send_wqe *w = sroce_wr_new(qpx, op);
 
-	if (!w)
-		return;
-	w->raddr.remote_addr = addr;
-	w->raddr.rkey = rkey;
-	w->atomic.swap_add = swap_add;
-	w->atomic.compare = compare;
+	if (w)
+		sroce_wqe_enc_atomic(w, addr, rkey, swap_add, compare);
 }
 
 static void sroce_wr_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -175,9 +162,7 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 		qp->batch_err = EINVAL;
 		return;
 	}
-	qp->cur->ud = to_sah(ah)->av;
-	qp->cur->ud.remote_qpn = remote_qpn;
-	qp->cur->ud.remote_qkey = remote_qkey;
+	sroce_wqe_enc_ud(qp->cur, &to_sah(ah)->av, remote_qpn, remote_qkey);
 }
 
 /*
@@ -210,12 +195,9 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 			return;
 		}
 	}
-	qp->cur->ctrl.num_sge = num;
-	for (i = 0; i < num; i++) {
-		qp->cur->sge[i].addr = sge[i].addr;
-		qp->cur->sge[i].length = sge[i].length;
-		qp->cur->sge[i].lkey = sge[i].lkey;
-	}
+	for (i = 0; i < num; i++)
+		sroce_wqe_enc_sge(qp->cur, sge[i].addr, sge[i].length,
+				  sge[i].lkey);
 }
 
 static void sroce_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
@@ -230,22 +212,23 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
 					  const struct ibv_data_buf *buf)
 {
 	struct sroce_qp *qp = qpx_to_sqp(qpx);
-	size_t i, off = 0;
+	size_t i;
 
 	if (!qp->cur)
 		return;
+	sroce_wqe_enc_inline_begin(qp->cur);
 	for (i = 0; i < num; i++) {
-		if (off + buf[i].length > qp->max_inline ||
-		    sroce_wr_too_long(qp, off + buf[i].length)) {
+		/* A length over max_inline would not survive the cast. */
+		if (buf[i].length > qp->max_inline ||
+		    sroce_wr_too_long(qp, (uint64_t)qp->cur->ctrl.inline_len +
+					      buf[i].length) ||
+		    sroce_wqe_enc_inline(qp->cur, buf[i].addr,
+					 (uint32_t)buf[i].length,
+					 qp->max_inline)) {
 			qp->batch_err = EINVAL;
 			return;
 		}
-		memcpy((uint8_t *)qp->cur->sge + off, buf[i].addr,
-		       buf[i].length);
-		off += buf[i].length;
 	}
-	qp->cur->ctrl.flags |= SROCE_WQE_INLINE;
-	qp->cur->ctrl.inline_len = off;
 }
 
 static void sroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,

@@ -388,17 +388,13 @@ static int sroce_check_ud_send(struct sroce_qp *qp, struct ibv_send_wr *wr)
 void sroce_set_bind(struct sroce_send_wqe *wqe, uint32_t rkey,
 		    const struct ibv_mw_bind_info *info)
 {
-	wqe->bind.addr = info->addr;
-	wqe->bind.length = info->length;
-	wqe->bind.key = rkey;
-	wqe->bind.access = info->mw_access_flags;
-	wqe->bind.mr_key = info->mr ? info->mr->lkey : 0;
+	sroce_wqe_enc_bind(wqe, info->addr, info->length, rkey,
+			   info->mw_access_flags, info->mr ? info->mr->lkey : 0);
 }
 
 static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 				struct sroce_send_wqe *wqe)
 {
-	uint32_t off = 0;
 	int i;
 
 	if ((unsigned int)wr->opcode >= sizeof(sroce_wqe_opcode) ||
@@ -408,74 +404,66 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 	if (qp->ud && sroce_check_ud_send(qp, wr))
 		return EINVAL;
 
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->ctrl.opcode = sroce_wqe_opcode[wr->opcode];
-	wqe->ctrl.wr_id = wr->wr_id;
-	if (wr->send_flags & IBV_SEND_SIGNALED)
-		wqe->ctrl.flags |= SROCE_WQE_SIGNALED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		wqe->ctrl.flags |= SROCE_WQE_FENCE;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		wqe->ctrl.flags |= SROCE_WQE_SOLICITED;
-	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
-	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wqe->ctrl.imm_data = wr->imm_data;
-	if (wr->opcode == IBV_WR_LOCAL_INV ||
-	    wr->opcode == IBV_WR_SEND_WITH_INV)
-		wqe->ctrl.imm_data = wr->invalidate_rkey;
-	if (wr->opcode == IBV_WR_LOCAL_INV)
+	sroce_wqe_enc_start(wqe, sroce_wqe_opcode[wr->opcode], wr->wr_id,
+			    wr->send_flags);
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		sroce_wqe_enc_imm(wqe, wr->imm_data);
+		break;
+	case IBV_WR_LOCAL_INV:
+		sroce_wqe_enc_imm(wqe, wr->invalidate_rkey);
 		return 0;	/* no data */
-	if (wr->opcode == IBV_WR_BIND_MW) {
+	case IBV_WR_SEND_WITH_INV:
+		sroce_wqe_enc_imm(wqe, wr->invalidate_rkey);
+		break;
+	case IBV_WR_BIND_MW:
 		sroce_set_bind(wqe, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
-		return 0;
+		return 0;	/* no data */
+	default:
+		break;
 	}
 
-	if (qp->ud) {
-		wqe->ud = to_sah(wr->wr.ud.ah)->av;
-		wqe->ud.remote_qpn = wr->wr.ud.remote_qpn;
-		wqe->ud.remote_qkey = wr->wr.ud.remote_qkey;
-	}
+	if (qp->ud)
+		sroce_wqe_enc_ud(wqe, &to_sah(wr->wr.ud.ah)->av,
+				 wr->wr.ud.remote_qpn, wr->wr.ud.remote_qkey);
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
-		wqe->raddr.remote_addr = wr->wr.rdma.remote_addr;
-		wqe->raddr.rkey = wr->wr.rdma.rkey;
+		sroce_wqe_enc_raddr(wqe, wr->wr.rdma.remote_addr,
+				    wr->wr.rdma.rkey);
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		sroce_wqe_enc_atomic(wqe, wr->wr.atomic.remote_addr,
+				     wr->wr.atomic.rkey, wr->wr.atomic.swap,
+				     wr->wr.atomic.compare_add);
+		break;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		wqe->raddr.remote_addr = wr->wr.atomic.remote_addr;
-		wqe->raddr.rkey = wr->wr.atomic.rkey;
-		wqe->atomic.swap_add = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ?
-				       wr->wr.atomic.swap :
-				       wr->wr.atomic.compare_add;
-		wqe->atomic.compare = wr->wr.atomic.compare_add;
+		sroce_wqe_enc_atomic(wqe, wr->wr.atomic.remote_addr,
+				     wr->wr.atomic.rkey,
+				     wr->wr.atomic.compare_add,
+				     wr->wr.atomic.compare_add);
 		break;
 	default:
 		break;
 	}
 
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		wqe->ctrl.flags |= SROCE_WQE_INLINE;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (off + wr->sg_list[i].length > qp->max_inline)
+		sroce_wqe_enc_inline_begin(wqe);
+		for (i = 0; i < wr->num_sge; i++)
+			if (sroce_wqe_enc_inline(wqe,
+						 (void *)(uintptr_t)wr->sg_list[i].addr,
+						 wr->sg_list[i].length,
+						 qp->max_inline))
 				return EINVAL;
-			memcpy((uint8_t *)wqe->sge + off,
-			       (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			off += wr->sg_list[i].length;
-		}
-		wqe->ctrl.inline_len = off;
 		return 0;
 	}
 	if ((uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
-	wqe->ctrl.num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->sge[i].addr = wr->sg_list[i].addr;
-		wqe->sge[i].length = wr->sg_list[i].length;
-		wqe->sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	for (i = 0; i < wr->num_sge; i++)
+		sroce_wqe_enc_sge(wqe, wr->sg_list[i].addr,
+				  wr->sg_list[i].length, wr->sg_list[i].lkey);
 	return 0;
 }
 

@@ -5,7 +5,8 @@
  *
  * Rules:
  * - kernel posters write the WQE format a provider writes, into the same
- *   rings, and the engine validates them the same way (include/sroce/wqe.h);
+ *   rings, through the provider's encoder (include/sroce/wqe_enc.h), and the
+ *   engine validates them the same way (include/sroce/wqe.h);
  * - posters of one QP are serialized by qp->kpost_lock; a WQE is
  *   published (the producer moves) only once it is complete, then the
  *   worker is woken (sroce_wake.h).
@@ -13,6 +14,14 @@
 #include "sroce.h"
 #include "sroce_verbs.h"
 #include "sroce_wake.h"
+#include <sroce/wqe_enc.h>
+
+/* The encoder takes the verbs' send flags as they are. */
+static_assert(SROCE_VERBS_SEND_FENCE == IB_SEND_FENCE);
+static_assert(SROCE_VERBS_SEND_SIGNALED == IB_SEND_SIGNALED);
+static_assert(SROCE_VERBS_SEND_SOLICITED == IB_SEND_SOLICITED);
+static_assert(SROCE_VERBS_SEND_INLINE == IB_SEND_INLINE);
+static_assert(sizeof(struct sroce_send_wqe) == SROCE_SEND_WQE_BASE);
 
 static const u8 sroce_wr_opcode[] = {
 	[IB_WR_SEND] = SROCE_WQE_SEND,
@@ -39,7 +48,6 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	struct sroce_queue *q = &qp->sq;
 	struct sroce_send_wqe *wqe;
 	u32 producer = q->hdr->producer;
-	u32 off = 0;
 	int i;
 
 	if (producer - READ_ONCE(q->hdr->consumer) >= sroce_queue_slots(q))
@@ -52,36 +60,38 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		return -EINVAL;
 
 	wqe = sroce_queue_slot(q, producer);
-	memset(wqe, 0, SROCE_SEND_WQE_BASE);
-	wqe->ctrl.opcode = sroce_wr_opcode[wr->opcode];
-	wqe->ctrl.wr_id = wr->wr_id;
-	if (wr->send_flags & IB_SEND_SIGNALED)
-		wqe->ctrl.flags |= SROCE_WQE_SIGNALED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		wqe->ctrl.flags |= SROCE_WQE_FENCE;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		wqe->ctrl.flags |= SROCE_WQE_SOLICITED;
-	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
-	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
-		wqe->ctrl.imm_data = (__force u32)wr->ex.imm_data;
-	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV)
-		wqe->ctrl.imm_data = wr->ex.invalidate_rkey;
+	sroce_wqe_enc_start(wqe, sroce_wr_opcode[wr->opcode], wr->wr_id,
+			    wr->send_flags);
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		sroce_wqe_enc_imm(wqe, (__force u32)wr->ex.imm_data);
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_SEND_WITH_INV:
+		sroce_wqe_enc_imm(wqe, wr->ex.invalidate_rkey);
+		break;
+	default:
+		break;
+	}
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
-		wqe->raddr.remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->raddr.rkey = rdma_wr(wr)->rkey;
+		sroce_wqe_enc_raddr(wqe, rdma_wr(wr)->remote_addr,
+				    rdma_wr(wr)->rkey);
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
+		sroce_wqe_enc_atomic(wqe, atomic_wr(wr)->remote_addr,
+				     atomic_wr(wr)->rkey, atomic_wr(wr)->swap,
+				     atomic_wr(wr)->compare_add);
+		break;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		wqe->raddr.remote_addr = atomic_wr(wr)->remote_addr;
-		wqe->raddr.rkey = atomic_wr(wr)->rkey;
-		wqe->atomic.swap_add = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-				       atomic_wr(wr)->swap :
-				       atomic_wr(wr)->compare_add;
-		wqe->atomic.compare = atomic_wr(wr)->compare_add;
+		sroce_wqe_enc_atomic(wqe, atomic_wr(wr)->remote_addr,
+				     atomic_wr(wr)->rkey,
+				     atomic_wr(wr)->compare_add,
+				     atomic_wr(wr)->compare_add);
 		break;
 	case IB_WR_REG_MR: {
 		const struct ib_reg_wr *reg = reg_wr(wr);
@@ -89,11 +99,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		/* Taken now: the consumer may rewrite iova until it posts. */
 		if (!reg->mr || reg->mr->device != qp->ibqp.device)
 			return -EINVAL;
-		wqe->reg.addr = reg->mr->iova;
-		wqe->reg.length = reg->mr->length;
-		wqe->reg.key = reg->key;
-		wqe->reg.access = reg->access;
-		wqe->reg.page_size = reg->mr->page_size;
+		sroce_wqe_enc_reg(wqe, reg->mr->iova, reg->mr->length, reg->key,
+				  reg->access, reg->mr->page_size);
 		return sroce_post_publish(q, producer);
 	}
 	case IB_WR_LOCAL_INV:
@@ -106,30 +113,22 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 		if (!ud->ah || ud->ah->device != qp->ibqp.device)
 			return -EINVAL;
-		wqe->ud = to_sah(ud->ah)->av;
-		wqe->ud.remote_qpn = ud->remote_qpn;
-		wqe->ud.remote_qkey = ud->remote_qkey;
+		sroce_wqe_enc_ud(wqe, &to_sah(ud->ah)->av, ud->remote_qpn,
+				 ud->remote_qkey);
 	}
 
-	if (wr->send_flags & IB_SEND_INLINE) {
-		wqe->ctrl.flags |= SROCE_WQE_INLINE;
-		for (i = 0; i < wr->num_sge; i++) {
-			/* off <= max_inline: no sum that could wrap. */
-			if (wr->sg_list[i].length > qp->sq.lim.max_inline - off)
-				return -EINVAL;
-			memcpy((u8 *)wqe->sge + off,
-			       (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			off += wr->sg_list[i].length;
-		}
-		wqe->ctrl.inline_len = off;
-	} else {
-		wqe->ctrl.num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->sge[i].addr = wr->sg_list[i].addr;
-			wqe->sge[i].length = wr->sg_list[i].length;
-			wqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
+	if (wr->send_flags & IB_SEND_INLINE)
+		sroce_wqe_enc_inline_begin(wqe);
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (!(wr->send_flags & IB_SEND_INLINE))
+			sroce_wqe_enc_sge(wqe, sge->addr, sge->length,
+					  sge->lkey);
+		else if (sroce_wqe_enc_inline(wqe, (void *)(uintptr_t)sge->addr,
+					      sge->length,
+					      qp->sq.lim.max_inline))
+			return -EINVAL;
 	}
 	sroce_ring_publish(&q->hdr->producer, producer + 1);
 	return 0;
