@@ -15,6 +15,8 @@ shift 2
 updates=/lib/modules/$(uname -r)/updates
 # shellcheck source=scripts/lab/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=tests/vm/common.sh
+. "$(dirname "$0")/../../tests/vm/common.sh"
 bench_veth
 mkdir -p "$out"
 grep -v '\[' /proc/kallsyms > "$out/kallsyms"
@@ -43,7 +45,8 @@ for ko in "$@"; do
 	rmmod sroce 2>/dev/null
 	mkdir -p "$updates"
 	cp "$ko" "$updates/sroce.ko"
-	modprobe sroce worker_spin_us=0 || exit 1
+	modprobe sroce || exit 1
+	echo 0 > "$(sroce_switch worker_spin_us)" || exit 1
 	rdma link add sroce0 type sroce netdev v0 || exit 1
 	sleep 1
 	grep '\[sroce\]' /proc/kallsyms > "$out/sroce.$build"

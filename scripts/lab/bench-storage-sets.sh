@@ -1,7 +1,8 @@
 #!/bin/bash
-# Runs inside the lab VM (scripts/bench storage sets SET...): sroce.ko's
-# module parameter sets compared in one boot. Each SET is "name=value,..."
-# of /sys/module/sroce/parameters, or "ko=PATH": sroce.ko loaded from PATH
+# Runs inside the lab VM (scripts/bench storage sets SET...): sets of
+# sroce.ko's switches compared in one boot. Each SET is "name=value,..."
+# of its switches (debugfs sroce/, sroce_switch) or module parameters
+# (/sys/module/sroce/parameters), or "ko=PATH": sroce.ko loaded from PATH
 # (scripts/bench storage compare gives REV's build and this checkout's).
 # Every round connects nvme-rdma on
 # sroce0 once per SET (after writing it, so parameters read at connect
@@ -17,7 +18,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench-storage-lib.sh"
 [ $# -gt 0 ] || { echo "usage: bench-storage-sets.sh SET..."; exit 2; }
 rounds=${SROCE_BENCH_ROUNDS:-3}
-params=/sys/module/sroce/parameters
 bench_local_target || exit 1
 rdma link add sroce0 type sroce netdev v0 || exit 1
 
@@ -70,7 +70,7 @@ for round in $(seq 1 "$rounds"); do
 		done
 		for pv in ${set//,/ }; do
 			[ "${pv%%=*}" = ko ] && continue
-			echo "${pv#*=}" > "$params/${pv%%=*}" ||
+			echo "${pv#*=}" > "$(sroce_switch "${pv%%=*}")" ||
 				{ echo "cannot set $pv"; exit 1; }
 		done
 		jobs "$set" rdma 4420 | tee -a "$results" | sed "s/^/round $round: /"

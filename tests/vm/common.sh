@@ -26,6 +26,18 @@ wait_for() {
 	done
 }
 
+# sroce_switch NAME: the file of sroce's switch NAME, one of the engine's
+# choices that tests and benches turn off or change to compare (debugfs
+# sroce/NAME); a module parameter of that name for a sroce.ko built
+# before they moved there (the benches load older builds).
+sroce_switch() {
+	if [ -e "/sys/kernel/debug/sroce/$1" ]; then
+		echo "/sys/kernel/debug/sroce/$1"
+	else
+		echo "/sys/module/sroce/parameters/$1"
+	fi
+}
+
 # sroce_stat NAME: sroce's hw counter NAME summed over its devices (0 on
 # rdma_rxe, whose counters have other names).
 sroce_stat() {

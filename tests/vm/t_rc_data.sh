@@ -1,13 +1,13 @@
 # RC data path on the same host (the shortcut): our integrity program over
 # every opcode, every operation of the ibv_wr_* API (wr_ops), unmodified
 # ibv_rc_pingpong and perftest clients; packets handed over to a QP of the
-# running worker and, with the module parameter shortcut_hand_over=0,
+# running worker and, with the switch shortcut_hand_over=0 (debugfs),
 # queued as descriptors.
 # vm-checks: 96
 . ./lib.sh
-HAND_OVER=/sys/module/sroce/parameters/shortcut_hand_over
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
+HAND_OVER=$(sroce_switch shortcut_hand_over)
 base=$(cat "$OBJECTS")
 h0=$(sroce_stat shortcut_hand_overs) a0=$(sroce_stat shortcut_answers_back)
 r0=$(sroce_stat retransmits) t0=$(sroce_stat timeouts)

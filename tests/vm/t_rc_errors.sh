@@ -10,10 +10,10 @@ base=$(cat "$OBJECTS")
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished" test $? -le 1
 # The same over descriptors only (see t_rc_data).
-echo 0 > /sys/module/sroce/parameters/shortcut_hand_over
+echo 0 > "$(sroce_switch shortcut_hand_over)"
 timeout 120 "$T/rc_errors" sroce0 1
 check "rc_errors finished, descriptors only (shortcut_hand_over=0)" test $? -le 1
-echo 1 > /sys/module/sroce/parameters/shortcut_hand_over
+echo 1 > "$(sroce_switch shortcut_hand_over)"
 timeout 60 "$T/cq_resize" sroce0 1
 check "cq_resize finished" test $? -le 1
 check "no objects left" wait_for 10 objects_at "$base"

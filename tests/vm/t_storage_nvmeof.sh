@@ -107,7 +107,7 @@ check "null_blk namespace: 4 KiB random reads at QD32" \
 # ran on the CPU of their CQ's vector (the vector's i-th online CPU) and
 # how many elsewhere.
 event_cpus() {
-	echo "$1" > /sys/module/sroce/parameters/cq_event_affinity
+	echo "$1" > "$(sroce_switch cq_event_affinity)"
 	echo > "$TRACE/trace"
 	echo 1 > "$TRACE/events/rdma_core/cq_schedule/enable"
 	fio_run /tmp/fio-vec.log --name=vec --filename="$null" --rw=randread \
@@ -150,7 +150,7 @@ read -r on off <<<"$(event_cpus 0)"
 echo "# cq_event_affinity=0: on their vector's CPU: $on, elsewhere: $off"
 check "cq_event_affinity=0: some ran elsewhere (the check above can fail)" \
 	test "$off" -gt 0
-echo 1 > /sys/module/sroce/parameters/cq_event_affinity
+echo 1 > "$(sroce_switch cq_event_affinity)"
 
 # wqe_cpus CPU DEPTH: 4 KiB reads at DEPTH from fio on CPU only; prints
 # "ON OFF": how many WQEs of the QPs that carried them (100 WQEs or more:
@@ -183,7 +183,7 @@ wqe_cpus() {
 # send CQ's worker: the I/O queue of the CPU that submits (nvme-rdma's
 # queue of that CPU uses its vector) and the target's QP paired with it
 # run on that CPU. (With worker_release_batch=0: the binding alone.)
-PARAMS=/sys/module/sroce/parameters
+PARAMS=/sys/kernel/debug/sroce	# its switches (sroce_switch)
 release_batch=$(cat "$PARAMS/worker_release_batch")
 echo 0 > "$PARAMS/worker_release_batch"
 for cpu in 0 $(($(nproc) - 1)); do

@@ -15,7 +15,7 @@ rdma link add sroce0 type sroce netdev v0
 # an engine that announced its sleep, so the stream runs with a 20 ms
 # poll, which no scheduling gap of a working lab reaches; the default's
 # counts are printed.
-spin=/sys/module/sroce/parameters/worker_spin_us
+spin=$(sroce_switch worker_spin_us)
 spin0=$(cat $spin)
 for size in 65536 64; do
 	for us in "$spin0" 20000; do

@@ -456,6 +456,7 @@ unsigned int sroce_mcast_members(int ifindex, const union ib_gid *mgid,
 void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
 		   struct sroce_cq_events *held);
 void sroce_cq_events_release(struct sroce_cq_events *held);
+void sroce_cq_switches(struct dentry *dir);
 void sroce_cq_events_init(struct sroce_cq *cq, u32 comp_vector);
 void sroce_cq_events_quiesce(struct sroce_cq *cq);
 
@@ -572,6 +573,7 @@ struct page *sroce_mr_seg_page(const struct sroce_seg *seg, u64 iova,
 /* sroce_engine.c */
 int sroce_engine_start(struct sroce_dev *sdev);
 void sroce_engine_stop(struct sroce_dev *sdev);
+void sroce_engine_switches(struct dentry *dir);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
 void sroce_engine_drop_rx(struct sroce_qp *qp);

@@ -5,6 +5,7 @@
  * event when the consumer armed it. The rules of the ring are in
  * sroce_cq.c.
  */
+#include <linux/debugfs.h>
 #include "sroce.h"
 #include "sroce_trace.h"
 
@@ -35,10 +36,7 @@ enum {
 	SROCE_CQ_EVENTS_VECTOR,	/* 2: every handler on the vector's CPU */
 };
 
-static unsigned int cq_event_affinity = SROCE_CQ_EVENTS_KERNEL;
-module_param(cq_event_affinity, uint, 0644);
-MODULE_PARM_DESC(cq_event_affinity,
-		 "Where completion handlers run: 0 in the posting worker, 1 on the CQ vector's CPU for kernel CQs (default), 2 all on the vector's CPU");
+static u32 cq_event_affinity = SROCE_CQ_EVENTS_KERNEL;
 
 /* In cq->event_flags: event_csd is on its way. */
 #define SROCE_CQ_EVENT_QUEUED 0
@@ -132,9 +130,17 @@ static void sroce_cq_event(struct sroce_cq *cq)
  * Documentation/performance.rst has the measurements.
  */
 static bool cq_event_hold = true;
-module_param(cq_event_hold, bool, 0644);
-MODULE_PARM_DESC(cq_event_hold,
-		 "Hold kernel CQs' completion events until the engine is done with the QP that posted them");
+
+/*
+ * Where events run and whether they are held are the behaviour, not
+ * tunables: these switches (debugfs sroce/NAME, root only) are for the
+ * tests and benches that compare (cq_event_affinity 0, 1 or 2).
+ */
+void sroce_cq_switches(struct dentry *dir)
+{
+	debugfs_create_u32("cq_event_affinity", 0600, dir, &cq_event_affinity);
+	debugfs_create_bool("cq_event_hold", 0600, dir, &cq_event_hold);
+}
 
 void sroce_cq_events_release(struct sroce_cq_events *held)
 {

@@ -27,8 +27,8 @@
  * the counts that bind a worker or set its nice value, are
  * sroce_engine_place.c's.
  */
+#include <linux/debugfs.h>
 #include <linux/kthread.h>
-#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/isolation.h>
@@ -48,10 +48,7 @@
  * cond_resched() does not give it back). Documentation/performance.rst
  * has the measurements.
  */
-static unsigned int worker_spin_us = 50;
-module_param(worker_spin_us, uint, 0644);
-MODULE_PARM_DESC(worker_spin_us,
-		 "How long an idle engine worker polls, on an otherwise idle CPU, before it sleeps (us)");
+static u32 worker_spin_us = 50;
 /*
  * A worker bound to a ULP's I/O queue (see worker_bind) waits between a
  * request and its answer while the target's work item runs on another
@@ -66,10 +63,7 @@ MODULE_PARM_DESC(worker_spin_us,
  * grow it. 0 (or a value not above worker_spin_us) turns the adaptation
  * off.
  */
-static unsigned int worker_spin_max_us = 1000;
-module_param(worker_spin_max_us, uint, 0644);
-MODULE_PARM_DESC(worker_spin_max_us,
-		 "How long an idle engine worker bound to a kernel I/O queue may poll at most, adapting upwards from worker_spin_us (us)");
+static u32 worker_spin_max_us = 1000;
 /* Where a grown poll starts, and below which a shrunk one is dropped. */
 #define SROCE_SPIN_GROW_START_NS (10 * NSEC_PER_USEC)
 /*
@@ -88,9 +82,6 @@ MODULE_PARM_DESC(worker_spin_max_us,
  * on its CPU while another CPU idles. Read when a device is added.
  */
 static bool worker_bind = true;
-module_param(worker_bind, bool, 0644);
-MODULE_PARM_DESC(worker_bind,
-		 "Start kernel RC QPs on the engine worker of their send CQ's vector and bind it to that vector's CPU while it serves one on the shortcut (read when a device is added)");
 /*
  * At depth the submitter keeps the bound worker's CPU busy, and the
  * worker takes turns with it while the other CPUs idle: requests pile up
@@ -100,10 +91,23 @@ MODULE_PARM_DESC(worker_bind,
  * to 1 s) while the passes stay large (sroce_worker_review_binding).
  * Documentation/performance.rst has the measurements.
  */
-static unsigned int worker_release_batch = 4;
-module_param(worker_release_batch, uint, 0644);
-MODULE_PARM_DESC(worker_release_batch,
-		 "Packets and WQEs per pass above which a worker bound by worker_bind lets the scheduler place it for a while (0: never)");
+static u32 worker_release_batch = 4;
+
+/*
+ * The scheduling choices above are the engine's behaviour, not tunables:
+ * these switches (debugfs sroce/NAME, root only) let the tests and the
+ * benches turn each one off or change it to compare; nothing else should.
+ */
+void sroce_engine_switches(struct dentry *dir)
+{
+	debugfs_create_u32("worker_spin_us", 0600, dir, &worker_spin_us);
+	debugfs_create_u32("worker_spin_max_us", 0600, dir,
+			   &worker_spin_max_us);
+	debugfs_create_bool("worker_bind", 0600, dir, &worker_bind);
+	debugfs_create_u32("worker_release_batch", 0600, dir,
+			   &worker_release_batch);
+}
+
 #define SROCE_BIND_WINDOW_NS (10 * NSEC_PER_MSEC)
 #define SROCE_BIND_HOLD_MIN_NS (100 * NSEC_PER_MSEC)
 #define SROCE_BIND_HOLD_MAX_NS NSEC_PER_SEC

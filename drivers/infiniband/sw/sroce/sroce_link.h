@@ -83,6 +83,7 @@ void sroce_wire_drop_rx(struct sroce_qp *qp);
 typedef bool sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx,
 				struct sroce_pkt *answer);
 void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take);
+void sroce_shortcut_switches(struct dentry *dir);
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len);

@@ -25,6 +25,7 @@
 #include "sroce_defer.h"
 #include "sroce_verbs.h"
 #include "sroce_transport.h"
+#include "sroce_link.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 HCA");
@@ -392,6 +393,9 @@ static int __init sroce_init(void)
 
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
 	sroce_stats_debugfs(sroce_debugfs);
+	sroce_engine_switches(sroce_debugfs);
+	sroce_cq_switches(sroce_debugfs);
+	sroce_shortcut_switches(sroce_debugfs);
 
 	rdma_link_register(&sroce_link_ops);
 	return 0;

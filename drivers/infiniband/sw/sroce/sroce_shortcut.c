@@ -65,17 +65,25 @@
  *   is queued, see sroce_shortcut_queued()); a reset or destroy drops it.
  * The answer comes from the sender's peer: the hand-over checked the pair.
  */
-#include <linux/moduleparam.h>
+#include <linux/debugfs.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include "sroce_link.h"
 
 static bool shortcut_hand_over = true;
-module_param(shortcut_hand_over, bool, 0644);
-MODULE_PARM_DESC(shortcut_hand_over,
-		 "Hand a same-host packet straight to a QP of the running engine worker (1) or always queue a descriptor (0)");
 
 static sroce_link_take_fn *sroce_shortcut_takers[IB_QPT_MAX];
+
+/*
+ * The hand-over is the behaviour; the switch (debugfs
+ * sroce/shortcut_hand_over, root only) lets the tests run the descriptor
+ * path alone (0).
+ */
+void sroce_shortcut_switches(struct dentry *dir)
+{
+	debugfs_create_bool("shortcut_hand_over", 0600, dir,
+			    &shortcut_hand_over);
+}
 
 /* At module load, before any device exists. */
 void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take)
