@@ -195,6 +195,8 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 			return;
 		}
 	}
+	/* One data setter per work request: a second replaces the first. */
+	qp->cur->ctrl.num_sge = 0;
 	for (i = 0; i < num; i++)
 		sroce_wqe_enc_sge(qp->cur, sge[i].addr, sge[i].length,
 				  sge[i].lkey);
@@ -216,6 +218,7 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
 
 	if (!qp->cur)
 		return;
+	qp->cur->ctrl.inline_len = 0;	/* a second setter replaces the first */
 	sroce_wqe_enc_inline_begin(qp->cur);
 	for (i = 0; i < num; i++) {
 		/* A length over max_inline would not survive the cast. */

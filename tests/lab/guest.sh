@@ -438,10 +438,9 @@ neigh_short_check() {	# neigh_short_check TAG
 # ACK for everything a pass executed, and counts each ACK request that ACK
 # answered after the first (acks_coalesced). rdma_rxe asks for an ACK at
 # the end of every message and its packets arrive in bursts, so a sroce
-# responder of its ib_write_bw -D 8 must coalesce; the count of ACKs
-# checks it too: fewer packets sent than messages received. Between two
-# sroce hosts a pass often holds one message (coalescing depends on
-# arrival): printed, not checked.
+# responder of its ib_write_bw -D 8 must coalesce some (measured: 1923
+# ACKs for 3967 messages). Between two sroce hosts a pass often holds one
+# message (coalescing depends on arrival): printed, not checked.
 acks_start() {
 	acks_rx0=$(sroce_stat rx_packets)
 	acks_tx0=$(sroce_stat tx_packets)
@@ -458,10 +457,8 @@ acks_check() {	# acks_check ROLE TAG
 	echo "# $2 ib_write_bw -D 8: $tx packets sent for $msgs messages received ($rx packets), $co ACK requests coalesced"
 	case $2 in
 	rxe-\>*)
-		check "$2 ib_write_bw -D 8: ACK requests coalesced ($co)" \
-			test "$co" -gt 0
-		check "$2 ib_write_bw -D 8: fewer packets sent ($tx) than messages received ($msgs)" \
-			test "$msgs" -gt 100 -a "$tx" -lt "$msgs"
+		check "$2 ib_write_bw -D 8: ACK requests coalesced ($co, $msgs messages)" \
+			test "$msgs" -gt 100 -a "$co" -gt 0
 		;;
 	esac
 }
