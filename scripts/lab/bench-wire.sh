@@ -31,11 +31,19 @@ run() {
 	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$out" | tail -n 1
 }
 
-# The link's own ceiling: plain TCP over the same virtio NICs.
+# The link's own limits: plain TCP over the same virtio NICs, and UDP
+# datagrams of a 4096-byte RoCE packet's size (BTH, payload and ICRC: 4112
+# bytes) sent for 5 s as fast as the stack takes them, counted as they
+# arrive (tests/progs/udp_stream.c; MiB/s, as perftest counts).
 if [ "$role" = server ]; then
 	/usr/bin/python3 "$SROCE_TOP/scripts/lab/tcp_stream.py" server
+	"$T/udp_stream" server 5002
 else
 	echo "wire tcp link_bw $(/usr/bin/python3 "$SROCE_TOP/scripts/lab/tcp_stream.py" client 192.0.2.10 64)"
+	sleep 1
+	u=$("$T/udp_stream" client 192.0.2.10 5002 4112 5)
+	echo "wire udp link_bw $(awk '{ print $1 }' <<<"$u")"
+	echo "# udp: $(awk '{ print $2 " datagrams sent, " $3 " received" }' <<<"$u")"
 fi
 
 # Rounds alternate the devices (the link's speed drifts within a boot):
