@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Links: how an RC/UC QP's packets travel. Each QP uses one link, chosen
- * as it leaves INIT (qp->wire):
+ * Links: how a QP's packets travel. An RC/UC QP uses one link, chosen as
+ * it leaves INIT (qp->wire); a UD/GSI QP's datagrams take either, each by
+ * where its destination is (sroce_link_xmit_datagram()):
  * - the wire (sroce_net.c, sroce_net_tx.c): RoCEv2 packets in UDP;
  * - the shortcut (sroce_shortcut.c): a peer QP on this host gets the same
  *   packet descriptors (parsed headers plus payload segments) without an
@@ -52,7 +53,19 @@ struct sroce_rx {
 	/* Which link it came by, and what holds it until sroce_link_rx_done. */
 	struct sk_buff *skb;
 	struct sroce_lmsg *msg;
+	/*
+	 * A datagram (a UD/GSI QP's): the GRH its receiver sees, the IP
+	 * header it came with (IPv4 behind 20 zero bytes), and whether
+	 * that is IPv4. grh points into grh_buf (the wire) or into the
+	 * descriptor (the shortcut).
+	 */
+	const u8 *grh;
+	bool grh_ipv4;
+	u8 grh_buf[IB_GRH_BYTES];
 };
+
+/* Where an IPv4 header sits in a GRH. */
+#define SROCE_IPV4_IN_GRH 20
 
 /* The wire (sroce_net.c, sroce_net_tx.c). */
 /* Back-pressure: a device stops sending at this many bytes in the stack. */
@@ -87,6 +100,10 @@ void sroce_shortcut_switches(struct dentry *dir);
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len);
+int sroce_shortcut_xmit_datagram(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				 const struct sroce_seg *segs,
+				 unsigned int nsegs, u32 len, int ifindex,
+				 const u8 *grh, bool ipv4);
 bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_shortcut_rx_done(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_shortcut_drop_rx(struct sroce_qp *qp);
@@ -113,6 +130,32 @@ static inline int sroce_link_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (qp->wire)
 		return sroce_wire_xmit(qp, pkt, segs, nsegs, off, len);
 	return sroce_shortcut_xmit(qp, pkt, segs, nsegs, off, len);
+}
+
+/*
+ * Sends one datagram of a UD/GSI QP (pkt->dest_qpn, its DETH filled):
+ * len bytes of segs, on the wire by qp->path if ifindex is 0, else to that
+ * QP of the sroce device with ifindex on this host, whose receiver sees
+ * grh (ipv4: an IPv4 header in it) as the datagram's GRH. 0 once it left
+ * or was lost, as a datagram may be; -EACCES if a key of segs no longer
+ * grants the bytes.
+ */
+static inline int sroce_link_xmit_datagram(struct sroce_qp *qp,
+					   struct sroce_pkt *pkt,
+					   const struct sroce_seg *segs,
+					   unsigned int nsegs, u32 len,
+					   int ifindex, const u8 *grh,
+					   bool ipv4)
+{
+	int err;
+
+	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt->dest_qpn, pkt->opcode,
+			   pkt->psn, len, !ifindex);
+	if (ifindex)
+		return sroce_shortcut_xmit_datagram(qp, pkt, segs, nsegs, len,
+						    ifindex, grh, ipv4);
+	err = sroce_wire_xmit(qp, pkt, segs, nsegs, 0, len);
+	return err == -EACCES ? err : 0;
 }
 
 /* Whether the link can take no packet now (the wire's TX limit). */

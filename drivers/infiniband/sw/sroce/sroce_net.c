@@ -319,13 +319,28 @@ static bool sroce_wire_payload(struct sroce_qp *qp, struct sk_buff *skb,
 	return !left;
 }
 
+/* A datagram's GRH: the IP header it came with (IPv4 behind 20 zeros). */
+static void sroce_wire_rx_grh(struct sk_buff *skb, struct sroce_rx *rx)
+{
+	memset(rx->grh_buf, 0, sizeof(rx->grh_buf));
+	rx->grh_ipv4 = ip_hdr(skb)->version == 4;
+	if (rx->grh_ipv4)
+		memcpy(rx->grh_buf + SROCE_IPV4_IN_GRH, ip_hdr(skb),
+		       sizeof(struct iphdr));
+	else
+		memcpy(rx->grh_buf, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	rx->grh = rx->grh_buf;
+}
+
 /*
- * The next packet for an RC/UC QP from the wire, parsed, from its peer,
- * with the default P_Key. Packets are taken from rx_skbs in batches into
+ * The next packet for the QP from the wire, parsed, with the default
+ * P_Key; an RC/UC QP's only while it is on the wire and from its peer, a
+ * UD/GSI QP's with its GRH. Packets are taken from rx_skbs in batches into
  * rx_pending, which only the QP's worker touches.
  */
 bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {
+	bool datagram = sroce_qp_is_ud(qp);
 	struct sk_buff *skb;
 
 	for (;;) {
@@ -339,10 +354,10 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			continue;
 		}
 		rx->pkt = &rx->parsed;
-		if (!READ_ONCE(qp->wire)) {
+		if (!datagram && !READ_ONCE(qp->wire)) {
 			/* Queued while the QP was on the wire, before a reset. */
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
-		} else if (!sroce_wire_from_peer(qp, skb)) {
+		} else if (!datagram && !sroce_wire_from_peer(qp, skb)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_ADDRESS, 1);
 		} else if (sroce_pkt_parse(skb->data, skb->len, rx->pkt) !=
 			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx)) {
@@ -354,6 +369,8 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_BYTES, skb->len);
 			rx->skb = skb;
 			rx->msg = NULL;
+			if (datagram)
+				sroce_wire_rx_grh(skb, rx);
 			return true;
 		}
 		consume_skb(skb);

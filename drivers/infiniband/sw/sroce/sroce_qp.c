@@ -207,7 +207,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->attr_lock);
 	spin_lock_init(&qp->kpost_lock);
 	init_llist_head(&qp->lrx.rx);
-	init_llist_head(&qp->lrx.ud_rx);
 	init_llist_head(&qp->lrx.lmsg_cache);
 	skb_queue_head_init(&qp->lrx.rx_skbs);
 	__skb_queue_head_init(&qp->lrx.rx_pending);

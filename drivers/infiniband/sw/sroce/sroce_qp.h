@@ -205,10 +205,10 @@ struct sroce_swq {
 };
 
 /*
- * What arrives for a QP, by link. The shortcut: rx (descriptors),
- * rx_batch (taken from rx, not yet handled). The wire: rx_skbs (filled by
- * the UDP socket), rx_pending (taken from rx_skbs, the worker's). UD
- * datagrams from the shortcut: ud_rx, ud_batch.
+ * What arrives for a QP, by link, whatever its transport. The shortcut:
+ * rx (descriptors), rx_batch (taken from rx, not yet handled). The wire:
+ * rx_skbs (filled by the UDP socket), rx_pending (taken from rx_skbs, the
+ * worker's).
  */
 struct sroce_link_rx {
 	struct llist_head rx;
@@ -217,9 +217,6 @@ struct sroce_link_rx {
 	struct sk_buff_head rx_pending;
 	/* The wire: the payload of the packet being handled, in its skb. */
 	struct sroce_seg rx_kseg[MAX_SKB_FRAGS + 1];
-	struct llist_head ud_rx;
-	struct llist_node *ud_batch;
-	atomic_t ud_rx_len;		/* at most SROCE_RX_QUEUE_MAX */
 	/* Released shortcut descriptors, see sroce_lmsg_alloc(). */
 	struct llist_head lmsg_cache;
 	atomic_t lmsg_cached;

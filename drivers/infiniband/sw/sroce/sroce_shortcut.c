@@ -91,12 +91,17 @@ void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take)
 	sroce_shortcut_takers[type] = take;
 }
 
+/*
+ * A packet descriptor. A datagram's (to a UD/GSI QP) has its payload
+ * copied, and the GRH its receiver sees after that copy.
+ */
 struct sroce_lmsg {
 	struct llist_node node;
 	struct sroce_qp *sender;	/* holds a reference */
 	/* The sender's path when it sent: the GIDs it sent from and to. */
 	struct in6_addr sgid;
 	struct in6_addr dgid;
+	bool grh_ipv4;			/* a datagram's GRH holds IPv4 */
 	struct sroce_pkt pkt;
 	bool spare_sized;		/* SROCE_LMSG_SPARE_SIZE bytes: reusable */
 	u32 copied;			/* bytes of the payload copied in */
@@ -247,14 +252,16 @@ sroce_shortcut_from_peer(struct sroce_qp *qp, const struct sroce_qp *sender,
 
 /*
  * Room in dest's queue for a descriptor from qp that copies copy bytes,
- * taken; false (counted) if dest does not name qp as its peer or is full.
- * dest's path is read without its lock: a filter, which the receiver's
- * own check when it takes the descriptor makes exact.
+ * taken; false (counted) if dest is full, or if it is an RC/UC QP that
+ * does not name qp as its peer. dest's path is read without its lock: a
+ * filter, which the receiver's own check when it takes the descriptor
+ * makes exact.
  */
 static bool sroce_shortcut_reserve(struct sroce_qp *qp, struct sroce_qp *dest,
 				   u32 copy)
 {
-	if (!sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
+	if (!sroce_qp_is_ud(dest) &&
+	    !sroce_shortcut_from_peer(dest, qp, &qp->path.saddr,
 				      &qp->path.daddr))
 		return false;
 	if (atomic_inc_return(&dest->lrx.shortcut_rx_len) > SROCE_RX_QUEUE_MAX)
@@ -337,6 +344,48 @@ static void sroce_shortcut_hand_over(struct sroce_qp *qp,
 	sroce_stat_add(qp->sdev, SROCE_STAT_SHORTCUT_ANSWERS_BACK, 1);
 }
 
+/*
+ * Fills msg (allocated for that many pieces, copy bytes of them copied,
+ * and reserved in dest's queue) with pkt and len bytes of segs from byte
+ * off, and
+ * queues it to dest: a datagram with grh after its payload (ipv4: an IPv4
+ * header in it), else grh is NULL. -EACCES (nothing queued, msg and the
+ * reservation given back) if a key no longer grants a piece to copy.
+ */
+static int sroce_shortcut_queue(struct sroce_qp *qp, struct sroce_qp *dest,
+				struct sroce_lmsg *msg, struct sroce_pkt *pkt,
+				const struct sroce_seg *segs,
+				unsigned int nsegs, u32 off, u32 len,
+				bool copy_all, int pieces, u32 copy,
+				const u8 *grh, bool ipv4)
+{
+	u8 *data = (u8 *)&msg->segs[pieces];
+
+	/* Every member is written here: a descriptor is not zeroed. */
+	msg->num_segs = 0;
+	msg->copied = copy;
+	if (sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
+				  data) < 0) {
+		/* Not sent: a descriptor with no sender to put. */
+		sroce_shortcut_unreserve(dest, msg->copied);
+		sroce_segs_put(msg->segs, msg->num_segs);
+		sroce_lmsg_release(qp, msg);
+		return -EACCES;
+	}
+	if (grh)
+		memcpy(data + msg->copied, grh, IB_GRH_BYTES);
+	msg->grh_ipv4 = ipv4;
+	msg->pkt = *pkt;
+	msg->pkt.payload_len = len;
+	refcount_inc(&qp->refs);
+	msg->sender = qp;
+	msg->sgid = qp->path.saddr;
+	msg->dgid = qp->path.daddr;
+	llist_add(&msg->node, &dest->lrx.rx);
+	sroce_worker_notify(dest);
+	return 0;
+}
+
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,
 			u32 off, u32 len)
@@ -345,7 +394,7 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	struct sroce_lmsg *msg;
 	bool hand_over, in_pass;
 	struct sroce_qp *dest;
-	int pieces;
+	int pieces, err;
 	size_t size;
 	u32 copy;
 
@@ -398,28 +447,47 @@ int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		sroce_qp_put(dest);
 		return -ENOMEM;
 	}
-	/* Every member is written here: a descriptor is not zeroed. */
-	msg->num_segs = 0;
-	msg->copied = copy;
-	if (sroce_shortcut_pieces(segs, nsegs, off, len, copy_all, &copy, msg,
-				  &msg->segs[pieces]) < 0) {
-		/* Not sent: a descriptor with no sender to put. */
-		sroce_shortcut_unreserve(dest, msg->copied);
-		sroce_segs_put(msg->segs, msg->num_segs);
-		sroce_lmsg_release(qp, msg);
-		sroce_qp_put(dest);
-		return -EACCES;
-	}
-	msg->pkt = *pkt;
-	msg->pkt.payload_len = len;
-	refcount_inc(&qp->refs);
-	msg->sender = qp;
-	msg->sgid = qp->path.saddr;
-	msg->dgid = qp->path.daddr;
-	llist_add(&msg->node, &dest->lrx.rx);
-	sroce_worker_notify(dest);
+	err = sroce_shortcut_queue(qp, dest, msg, pkt, segs, nsegs, off, len,
+				   copy_all, pieces, copy, NULL, false);
 	sroce_qp_put(dest);
-	return 0;
+	return err;
+}
+
+int sroce_shortcut_xmit_datagram(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				 const struct sroce_seg *segs,
+				 unsigned int nsegs, u32 len, int ifindex,
+				 const u8 *grh, bool ipv4)
+{
+	struct sroce_lmsg *msg;
+	struct sroce_qp *dest;
+	int pieces, err = 0;
+	u32 copy;
+
+	dest = sroce_qp_get_on(pkt->dest_qpn, ifindex);
+	if (dest && !sroce_qp_is_ud(dest)) {
+		sroce_qp_put(dest);
+		dest = NULL;	/* only a UD/GSI QP takes datagrams */
+	}
+	if (!dest) {
+		sroce_stat_add(qp->sdev, SROCE_STAT_UD_NO_DEST, 1);
+		return 0;
+	}
+	/* The payload is copied: the send completes as it leaves. */
+	pieces = sroce_shortcut_pieces(segs, nsegs, 0, len, true, &copy, NULL,
+				       NULL);
+	if (!sroce_shortcut_reserve(qp, dest, copy))
+		goto out;	/* lost: a receiver that does not keep up */
+	msg = sroce_lmsg_alloc(qp, struct_size(msg, segs, pieces) + copy +
+			       IB_GRH_BYTES);
+	if (!msg) {
+		sroce_shortcut_unreserve(dest, copy);
+		goto out;	/* lost, as by a NIC out of buffers */
+	}
+	err = sroce_shortcut_queue(qp, dest, msg, pkt, segs, nsegs, 0, len,
+				   true, pieces, copy, grh, ipv4);
+out:
+	sroce_qp_put(dest);
+	return err;
 }
 
 /* The next descriptor queued to qp, in the order they were sent. */
@@ -438,14 +506,18 @@ bool sroce_shortcut_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (sroce_link_take_answer(qp, rx))
 		return true;
 	while ((msg = sroce_shortcut_pop(qp))) {
-		if (READ_ONCE(qp->wire)) {
+		if (sroce_qp_is_ud(qp)) {
+			/* Behind the payload copied in (see above). */
+			rx->grh = (u8 *)&msg->segs[msg->num_segs] +
+				  msg->copied;
+			rx->grh_ipv4 = msg->grh_ipv4;
+		} else if (READ_ONCE(qp->wire)) {
 			/* Queued before a reset put the QP on the wire. */
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 			sroce_lmsg_free(qp, msg);
 			continue;
-		}
-		if (!sroce_shortcut_from_peer(qp, msg->sender, &msg->sgid,
-					      &msg->dgid)) {
+		} else if (!sroce_shortcut_from_peer(qp, msg->sender,
+						     &msg->sgid, &msg->dgid)) {
 			sroce_lmsg_free(qp, msg);
 			continue;
 		}

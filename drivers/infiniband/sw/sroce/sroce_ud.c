@@ -8,6 +8,9 @@
  *   destination GID (the shortcut copies the payload, so no memory of
  *   the sender stays referenced). A datagram nobody can take is lost, as
  *   on a wire, and counted;
+ * - datagrams travel by the links as RC/UC packets do: sent with
+ *   sroce_link_xmit_datagram(), each by where its destination is, and
+ *   received from the QP's one queue with sroce_link_rx_next();
  * - a WQE's Q_Key with the MSB set stands for the QP's own Q_Key, the
  *   only way a privileged Q_Key goes out;
  * - a datagram lands only in a QP in RTR or RTS whose Q_Key matches, in
@@ -30,8 +33,6 @@
 #include "sroce_trace.h"
 #include "sroce_wake.h"
 
-#define SROCE_IPV4_IN_GRH 20	/* offset of an IPv4 header in the GRH */
-
 /* What a receiver needs of a datagram besides its payload. */
 struct sroce_ud_rx {
 	u32 src_qpn;
@@ -42,22 +43,30 @@ struct sroce_ud_rx {
 	bool solicited;
 	bool ipv4;
 	const u8 *grh;
-};
-
-/* A datagram on the shortcut: the GRH is built by the sender. */
-struct sroce_ud_msg {
-	struct llist_node node;
-	struct sroce_ud_rx rx;
-	u8 grh[IB_GRH_BYTES];
-	u8 data[];
+	const struct sroce_seg *payload;
+	unsigned int num_seg;
 };
 
 /* Receiving ---------------------------------------------------------------- */
 
-static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
-			     const u8 *payload)
+/* Copies the GRH, then the payload, into the receive WQE's segments. */
+static bool sroce_ud_copy(const struct sroce_seg *segs, unsigned int nseg,
+			  const struct sroce_ud_rx *rx)
 {
-	struct sroce_seg segs[SROCE_MAX_SGE], src[2];
+	struct sroce_seg grh = sroce_kseg((void *)rx->grh, IB_GRH_BYTES);
+	struct sroce_seg_iter dst, src;
+
+	sroce_seg_iter_init(&dst, segs, nseg, 0);
+	sroce_seg_iter_init(&src, &grh, 1, 0);
+	if (sroce_seg_copy(&dst, &src, IB_GRH_BYTES) != SROCE_COPY_OK)
+		return false;
+	sroce_seg_iter_init(&src, rx->payload, rx->num_seg, 0);
+	return sroce_seg_copy(&dst, &src, rx->len) == SROCE_COPY_OK;
+}
+
+static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx)
+{
+	struct sroce_seg segs[SROCE_MAX_SGE];
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_cqe cqe = {};
 	unsigned int nseg = 0;
@@ -90,10 +99,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 	if (status == IB_WC_SUCCESS && cap < IB_GRH_BYTES + rx->len)
 		status = IB_WC_LOC_LEN_ERR;
 	if (status == IB_WC_SUCCESS) {
-		src[0] = sroce_kseg((void *)rx->grh, IB_GRH_BYTES);
-		src[1] = sroce_kseg((void *)payload, rx->len);
-		if (sroce_segs_copy(segs, nseg, src, 2,
-				    IB_GRH_BYTES + rx->len))
+		if (!sroce_ud_copy(segs, nseg, rx))
 			status = IB_WC_LOC_PROT_ERR;	/* its lkey revoked */
 		else
 			sroce_stat_add(qp->sdev, SROCE_STAT_UD_RECEIVED, 1);
@@ -123,99 +129,45 @@ static void sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_ud_rx *rx,
 		sroce_qp_error(qp);
 }
 
-static void sroce_ud_rx_packet(struct sroce_qp *qp, struct sk_buff *skb)
+/* A datagram the link handed up: a UD packet, else dropped and counted. */
+static void sroce_ud_rx_datagram(struct sroce_qp *qp, struct sroce_rx *rx)
 {
-	u8 grh[IB_GRH_BYTES] = {};
-	struct sroce_ud_rx rx = {};
-	struct sroce_pkt pkt;
-	const u8 *l3;
+	const struct sroce_pkt *pkt = rx->pkt;
+	struct sroce_ud_rx ud = {};
 
-	if (skb_linearize(skb) ||
-	    sroce_pkt_parse(skb->data, skb->len, &pkt) != SROCE_PKT_OK ||
-	    (pkt.opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_UD) {
+	trace_sroce_pkt_rx(qp->ibqp.qp_num, pkt->dest_qpn, pkt->opcode,
+			   pkt->psn, pkt->payload_len, !!rx->skb);
+	if ((pkt->opcode & SROCE_OPC_SERVICE_MASK) != IB_OPCODE_UD) {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_MALFORMED, 1);
 		return;
 	}
-	if (!sroce_pkey_matches_default(pkt.pkey)) {
-		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PKEY, 1);
-		return;
-	}
-	sroce_stat_add(qp->sdev, SROCE_STAT_RX_PKTS, 1);
-	sroce_stat_add(qp->sdev, SROCE_STAT_RX_BYTES, skb->len);
-
-	/* The IP header is the GRH (IPv4: behind 20 zero bytes). */
-	l3 = skb_network_header(skb);
-	rx.ipv4 = ip_hdr(skb)->version == 4;
-	if (rx.ipv4)
-		memcpy(grh + SROCE_IPV4_IN_GRH, l3, sizeof(struct iphdr));
-	else
-		memcpy(grh, l3, sizeof(struct ipv6hdr));
-	rx.grh = grh;
-	rx.src_qpn = pkt.deth_src_qpn;
-	rx.qkey = pkt.deth_qkey;
-	rx.len = pkt.payload_len;
-	rx.with_imm = pkt.opcode == (IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE);
-	rx.imm = pkt.imm;
-	rx.solicited = pkt.solicited;
-	trace_sroce_pkt_rx(qp->ibqp.qp_num, pkt.dest_qpn, pkt.opcode, pkt.psn,
-			   pkt.payload_len, true);
-	sroce_ud_deliver(qp, &rx, skb->data + pkt.hdr_len);
-}
-
-/* The next datagram from the shortcut, in the order they were queued. */
-static struct sroce_ud_msg *sroce_ud_pop(struct sroce_qp *qp)
-{
-	struct llist_node *node = sroce_llist_pop(&qp->lrx.ud_rx, &qp->lrx.ud_batch);
-
-	if (!node)
-		return NULL;
-	atomic_dec(&qp->lrx.ud_rx_len);
-	return llist_entry(node, struct sroce_ud_msg, node);
+	ud.grh = rx->grh;
+	ud.ipv4 = rx->grh_ipv4;
+	ud.src_qpn = pkt->deth_src_qpn;
+	ud.qkey = pkt->deth_qkey;
+	ud.len = pkt->payload_len;
+	ud.with_imm = pkt->opcode ==
+		      (IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE);
+	ud.imm = pkt->imm;
+	ud.solicited = pkt->solicited;
+	ud.payload = rx->seg;
+	ud.num_seg = rx->num_seg;
+	sroce_ud_deliver(qp, &ud);
 }
 
 /* At most *budget datagrams, from the shortcut first, then the wire. */
 static int sroce_ud_receive(struct sroce_qp *qp, int *budget)
 {
-	struct sroce_ud_msg *msg;
-	struct sk_buff *skb;
+	struct sroce_rx rx;
 	int n = 0;
 
-	while (*budget > 0 && (msg = sroce_ud_pop(qp))) {
-		trace_sroce_pkt_rx(qp->ibqp.qp_num, qp->ibqp.qp_num,
-				   IB_OPCODE_UD | (msg->rx.with_imm ?
-				   IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
-				   IB_OPCODE_SEND_ONLY), 0, msg->rx.len, false);
-		sroce_ud_deliver(qp, &msg->rx, msg->data);
-		kfree(msg);
-		(*budget)--;
-		n++;
-	}
-	while (*budget > 0) {
-		skb = __skb_dequeue(&qp->lrx.rx_pending);
-		if (!skb) {
-			if (skb_queue_empty_lockless(&qp->lrx.rx_skbs))
-				break;
-			spin_lock_bh(&qp->lrx.rx_skbs.lock);
-			skb_queue_splice_init(&qp->lrx.rx_skbs, &qp->lrx.rx_pending);
-			spin_unlock_bh(&qp->lrx.rx_skbs.lock);
-			continue;
-		}
-		sroce_ud_rx_packet(qp, skb);
-		consume_skb(skb);
+	while (*budget > 0 && sroce_link_rx_next(qp, &rx)) {
+		sroce_ud_rx_datagram(qp, &rx);
+		sroce_link_rx_done(qp, &rx);
 		(*budget)--;
 		n++;
 	}
 	return n;
-}
-
-static void sroce_ud_drop_rx(struct sroce_qp *qp)
-{
-	struct sroce_ud_msg *msg;
-
-	while ((msg = sroce_ud_pop(qp)))
-		kfree(msg);
-	skb_queue_purge(&qp->lrx.rx_skbs);
-	__skb_queue_purge(&qp->lrx.rx_pending);
 }
 
 /* Sending ------------------------------------------------------------------ */
@@ -324,76 +276,24 @@ static int sroce_ud_route(struct sroce_qp *qp, const struct sroce_wqe_ud *ud,
 	return d->local_ifindex;
 }
 
-/* Queues the datagram to a QP of this host; a completion status. */
-static u8 sroce_ud_send_local(struct sroce_qp *qp, struct sroce_swqe *sw,
-			      const struct ib_gid_attr *sgid, u32 qkey,
-			      int ifindex)
+/*
+ * Sends the datagram of sw: to a QP of the sroce device ifindex of this
+ * host, or on the wire (ifindex 0, by qp->path); a completion status. A
+ * datagram nobody takes is lost, and its send succeeds.
+ */
+static u8 sroce_ud_send_datagram(struct sroce_qp *qp, struct sroce_swqe *sw,
+				 const struct ib_gid_attr *sgid, u32 qkey,
+				 int ifindex)
 {
 	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
 	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
 	bool with_imm = c->opcode == SROCE_WQE_SEND_IMM;
-	struct sroce_ud_msg *msg;
-	struct sroce_qp *dest;
-	struct mem_cgroup *old_memcg;
-	struct sroce_seg out;
-	u8 status = IB_WC_SUCCESS;
+	u8 grh[IB_GRH_BYTES];
+	struct sroce_pkt pkt = {};
+	bool ipv4 = false;
 	u32 udp_len;
 
-	dest = sroce_qp_get_on(ud->remote_qpn, ifindex);
-	if (!dest) {
-		sroce_stat_add(qp->sdev, SROCE_STAT_UD_NO_DEST, 1);
-		return status;
-	}
-	/* A receiver that does not keep up loses datagrams, as on a wire. */
-	if (atomic_inc_return(&dest->lrx.ud_rx_len) > SROCE_RX_QUEUE_MAX) {
-		sroce_stat_add(dest->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
-		goto lost;
-	}
-	old_memcg = set_active_memcg(qp->owner.memcg);
-	msg = kmalloc(struct_size(msg, data, sw->msg_len), GFP_KERNEL_ACCOUNT);
-	set_active_memcg(old_memcg);
-	if (!msg)
-		goto lost;	/* as a NIC out of buffers loses it */
-	msg->rx.src_qpn = qp->ibqp.qp_num;
-	msg->rx.qkey = qkey;
-	msg->rx.len = sw->msg_len;
-	msg->rx.with_imm = with_imm;
-	msg->rx.imm = be32_to_cpu((__force __be32)c->imm_data);
-	msg->rx.solicited = c->flags & SROCE_WQE_SOLICITED;
-	msg->rx.grh = msg->grh;
-	udp_len = sizeof(struct udphdr) + IB_BTH_BYTES + IB_DETH_BYTES +
-		  (with_imm ? SROCE_IMMDT_LEN : 0) + ALIGN(sw->msg_len, 4) +
-		  IB_ICRC_BYTES;
-	sroce_ud_build_grh(msg->grh, sgid, ud, udp_len, &msg->rx.ipv4);
-	out = sroce_kseg(msg->data, sw->msg_len);
-	if (sroce_segs_copy(&out, 1, sw->segs, sw->num_segs, sw->msg_len)) {
-		kfree(msg);
-		status = IB_WC_LOC_PROT_ERR;	/* an lkey revoked */
-		goto lost;
-	}
-
-	trace_sroce_pkt_tx(qp->ibqp.qp_num, ud->remote_qpn, IB_OPCODE_UD |
-			   (with_imm ? IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
-			    IB_OPCODE_SEND_ONLY), 0, sw->msg_len, false);
-	llist_add(&msg->node, &dest->lrx.ud_rx);
-	sroce_worker_notify(dest);
-	sroce_qp_put(dest);
-	return status;
-lost:
-	atomic_dec(&dest->lrx.ud_rx_len);
-	sroce_qp_put(dest);
-	return status;
-}
-
-/* Sends the datagram on the wire; a completion status. */
-static u8 sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
-			     u32 qkey)
-{
-	const struct sroce_wqe_ud *ud = &sw->wqe->ud;
-	const struct sroce_wqe_ctrl *c = &sw->wqe->ctrl;
-	struct sroce_pkt pkt = {};
-
-	pkt.opcode = IB_OPCODE_UD | (c->opcode == SROCE_WQE_SEND_IMM ?
+	pkt.opcode = IB_OPCODE_UD | (with_imm ?
 				     IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
 				     IB_OPCODE_SEND_ONLY);
 	pkt.solicited = c->flags & SROCE_WQE_SOLICITED;
@@ -403,15 +303,21 @@ static u8 sroce_ud_send_wire(struct sroce_qp *qp, struct sroce_swqe *sw,
 	pkt.deth_src_qpn = qp->ibqp.qp_num;
 	pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
 	qp->req.req_psn = sroce_psn_add(qp->req.req_psn, 1);
-	qp->path.sport = cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
-							qp->ibqp.qp_num,
-							ud->remote_qpn));
-	trace_sroce_pkt_tx(qp->ibqp.qp_num, pkt.dest_qpn, pkt.opcode, pkt.psn,
-			   sw->msg_len, true);
-	/* Any other failure loses the datagram, as on a wire. */
-	if (sroce_wire_xmit(qp, &pkt, sw->segs, sw->num_segs, 0,
-			    sw->msg_len) == -EACCES)
-		return IB_WC_LOC_PROT_ERR;
+	if (ifindex) {
+		/* The GRH the packet's IP header would have been. */
+		udp_len = sizeof(struct udphdr) + IB_BTH_BYTES +
+			  IB_DETH_BYTES + (with_imm ? SROCE_IMMDT_LEN : 0) +
+			  ALIGN(sw->msg_len, 4) + IB_ICRC_BYTES;
+		sroce_ud_build_grh(grh, sgid, ud, udp_len, &ipv4);
+	} else {
+		qp->path.sport =
+			cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
+						       qp->ibqp.qp_num,
+						       ud->remote_qpn));
+	}
+	if (sroce_link_xmit_datagram(qp, &pkt, sw->segs, sw->num_segs,
+				     sw->msg_len, ifindex, grh, ipv4))
+		return IB_WC_LOC_PROT_ERR;	/* an lkey revoked */
 	return IB_WC_SUCCESS;
 }
 
@@ -448,10 +354,7 @@ static u8 sroce_ud_send_one(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	if (ifindex < 0)
 		return IB_WC_LOC_QP_OP_ERR;	/* IPv4 to IPv6, or no memory */
-	if (ifindex)
-		status = sroce_ud_send_local(qp, sw, sgid, qkey, ifindex);
-	else
-		status = sroce_ud_send_wire(qp, sw, qkey);
+	status = sroce_ud_send_datagram(qp, sw, sgid, qkey, ifindex);
 	if (status == IB_WC_SUCCESS)
 		sroce_stat_add(qp->sdev, SROCE_STAT_UD_SENT, 1);
 	return status;
@@ -491,9 +394,7 @@ static void sroce_ud_send(struct sroce_qp *qp, int *budget)
 
 static bool sroce_ud_has_work(struct sroce_qp *qp)
 {
-	if (qp->lrx.ud_batch || !llist_empty(&qp->lrx.ud_rx) ||
-	    !skb_queue_empty_lockless(&qp->lrx.rx_skbs) ||
-	    !skb_queue_empty(&qp->lrx.rx_pending))
+	if (sroce_link_rx_pending(qp))
 		return true;
 	if (READ_ONCE(qp->state) != IB_QPS_RTS)
 		return false;
@@ -518,5 +419,5 @@ const struct sroce_transport sroce_ud_transport = {
 	.has_work = sroce_ud_has_work,
 	.drop_state = sroce_ud_forget_dest,
 	.reset = sroce_ud_reset,
-	.drop_rx = sroce_ud_drop_rx,
+	.drop_rx = sroce_link_drop_rx,
 };
