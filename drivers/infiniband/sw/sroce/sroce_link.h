@@ -4,13 +4,16 @@
  * it leaves INIT (qp->wire); a UD/GSI QP's datagrams take either, each by
  * where its destination is (sroce_link_xmit_datagram()):
  * - the wire (sroce_net.c, sroce_net_tx.c): RoCEv2 packets in UDP;
- * - the shortcut (sroce_shortcut.c): a peer QP on this host gets the same
+ * - the shortcut (sroce_shortcut.c): a QP on this host gets the same
  *   packet descriptors (parsed headers plus payload segments) without an
  *   skb or an ICRC, one packet per message (its MTU is the largest
- *   message), the payload referring to the sender's memory.
+ *   message), an RC payload referring to the sender's memory (UC and
+ *   datagram payloads are copied).
  * The transport above sees the same descriptors from both: it pulls them
- * with sroce_link_rx_next() and sends with sroce_link_xmit(). A link
- * checks that a packet comes from the QP's peer before it hands it up.
+ * with sroce_link_rx_next() and sends with sroce_link_xmit() (RC/UC) or
+ * sroce_link_xmit_datagram() (UD/GSI). A link checks that an RC/UC
+ * packet comes from the QP's peer before it hands it up; a datagram
+ * comes with the GRH its receiver sees.
  * The shortcut may also hand a packet straight to the destination QP's
  * transport, through the handler the transport registered for its QP
  * types (sroce_shortcut_register(), from the engine's registration): the
@@ -75,6 +78,12 @@ struct sroce_rx {
 #define SROCE_TX_POOL_ORDER 1
 #define SROCE_TX_POOL_SIZE 512
 #define SROCE_TX_POOL_MIN 512
+
+/*
+ * Packets sroce_wire_rx_next() drops before it returns none: the rest wait
+ * for the worker's next pass (which sees them queued).
+ */
+#define SROCE_RX_DROPS_PER_CALL 64
 
 int sroce_wire_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		    const struct sroce_seg *segs, unsigned int nsegs, u32 off,
@@ -198,9 +207,10 @@ static inline bool sroce_wire_queued(struct sroce_qp *qp)
 }
 
 /*
- * The next packet for the QP from its link, checked to come from its peer;
- * what arrived by the other link (queued before a reset changed the link)
- * is dropped and counted.
+ * The next packet for the QP from its links: an RC/UC QP's checked to come
+ * from its peer (what arrived by the other link, queued before a reset
+ * changed the link, is dropped and counted), a UD/GSI QP's from either
+ * link, with its GRH.
  */
 static inline bool sroce_link_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {

@@ -341,6 +341,7 @@ static void sroce_wire_rx_grh(struct sk_buff *skb, struct sroce_rx *rx)
 bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	bool datagram = sroce_qp_is_ud(qp);
+	unsigned int dropped = 0;
 	struct sk_buff *skb;
 
 	for (;;) {
@@ -360,7 +361,9 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 		} else if (!datagram && !sroce_wire_from_peer(qp, skb)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_ADDRESS, 1);
 		} else if (sroce_pkt_parse(skb->data, skb->len, rx->pkt) !=
-			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx)) {
+			   SROCE_PKT_OK || !sroce_wire_payload(qp, skb, rx) ||
+			   (datagram && (rx->pkt->opcode &
+					 SROCE_OPC_SERVICE_MASK) != IB_OPCODE_UD)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_MALFORMED, 1);
 		} else if (!sroce_pkey_matches_default(rx->pkt->pkey)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PKEY, 1);
@@ -374,6 +377,9 @@ bool sroce_wire_rx_next(struct sroce_qp *qp, struct sroce_rx *rx)
 			return true;
 		}
 		consume_skb(skb);
+		/* A flood of bad packets takes its turn like good ones. */
+		if (++dropped == SROCE_RX_DROPS_PER_CALL)
+			return false;
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shortcut: the link between two RC or UC QPs of this host.
+ * The shortcut: the link between two RC or UC QPs of this host, and the
+ * way of a datagram between UD/GSI QPs of this host.
  *
  * A packet travels as a descriptor (struct sroce_lmsg) queued to the
  * destination QP's rx list: the parsed headers the wire would carry and
@@ -12,9 +13,13 @@
  *   memory from under the other. Bytes in kernel memory (inline data)
  *   are copied into the descriptor. A UC packet is copied: UC completes
  *   as it is sent, and the sender may reuse its buffer then; its MTU
- *   (SROCE_SHORTCUT_UC_MTU) bounds each copy;
- * - a descriptor is queued only to a QP that names the sender as its
- *   peer (checked again when it is taken), and a QP holds at most
+ *   (SROCE_SHORTCUT_UC_MTU) bounds each copy. A datagram is copied too
+ *   (it completes as it is sent; the port MTU bounds it), with the GRH
+ *   its receiver sees behind the payload, and holds nothing of its
+ *   sender: no reference, no cached descriptor;
+ * - an RC/UC descriptor is queued only to a QP that names the sender as
+ *   its peer (checked again when it is taken), a datagram only to a
+ *   UD/GSI QP (which checks its Q_Key as from the wire); a QP holds at most
  *   SROCE_RX_QUEUE_MAX of them with SROCE_SHORTCUT_RX_BYTES_MAX bytes
  *   copied; beyond that a packet is lost and counted
  *   (rx_drop_queue_full), as a NIC out of buffers loses it. Descriptors
@@ -23,8 +28,8 @@
  *   to a QP that is not there is lost, as on a wire, and the requester's
  *   timer recovers;
  * - a QPN proves nothing by itself (a local user may own the QPN a
- *   remote peer has), so the receiver takes a descriptor only from the
- *   QP its path names: the same transport, the QPN and the GIDs the
+ *   remote peer has), so an RC/UC receiver takes a descriptor only from
+ *   the QP its path names: the same transport, the QPN and the GIDs the
  *   descriptor travelled between.
  *
  * Handing over: a packet for a QP that the running pass could run next
@@ -180,6 +185,10 @@ static void sroce_lmsg_free(struct sroce_qp *qp, struct sroce_lmsg *msg)
 	atomic_sub(msg->copied, &qp->lrx.shortcut_rx_bytes);
 	sroce_segs_put(msg->segs, msg->num_segs);
 	msg->num_segs = 0;
+	if (!sender) {
+		kvfree(msg);	/* a datagram's (see the rules above) */
+		return;
+	}
 	sroce_lmsg_release(sender, msg);
 	sroce_qp_put(sender);
 }
@@ -372,15 +381,18 @@ static int sroce_shortcut_queue(struct sroce_qp *qp, struct sroce_qp *dest,
 		sroce_lmsg_release(qp, msg);
 		return -EACCES;
 	}
-	if (grh)
-		memcpy(data + msg->copied, grh, IB_GRH_BYTES);
-	msg->grh_ipv4 = ipv4;
 	msg->pkt = *pkt;
 	msg->pkt.payload_len = len;
-	refcount_inc(&qp->refs);
-	msg->sender = qp;
-	msg->sgid = qp->path.saddr;
-	msg->dgid = qp->path.daddr;
+	if (grh) {
+		memcpy(data + msg->copied, grh, IB_GRH_BYTES);
+		msg->grh_ipv4 = ipv4;
+		msg->sender = NULL;
+	} else {
+		refcount_inc(&qp->refs);
+		msg->sender = qp;
+		msg->sgid = qp->path.saddr;
+		msg->dgid = qp->path.daddr;
+	}
 	llist_add(&msg->node, &dest->lrx.rx);
 	sroce_worker_notify(dest);
 	return 0;
@@ -458,6 +470,7 @@ int sroce_shortcut_xmit_datagram(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				 unsigned int nsegs, u32 len, int ifindex,
 				 const u8 *grh, bool ipv4)
 {
+	struct mem_cgroup *old_memcg;
 	struct sroce_lmsg *msg;
 	struct sroce_qp *dest;
 	int pieces, err = 0;
@@ -477,12 +490,15 @@ int sroce_shortcut_xmit_datagram(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				       NULL);
 	if (!sroce_shortcut_reserve(qp, dest, copy))
 		goto out;	/* lost: a receiver that does not keep up */
-	msg = sroce_lmsg_alloc(qp, struct_size(msg, segs, pieces) + copy +
-			       IB_GRH_BYTES);
+	old_memcg = set_active_memcg(qp->owner.memcg);
+	msg = kvmalloc(struct_size(msg, segs, pieces) + copy + IB_GRH_BYTES,
+		       GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old_memcg);
 	if (!msg) {
 		sroce_shortcut_unreserve(dest, copy);
 		goto out;	/* lost, as by a NIC out of buffers */
 	}
+	msg->spare_sized = false;
 	err = sroce_shortcut_queue(qp, dest, msg, pkt, segs, nsegs, 0, len,
 				   true, pieces, copy, grh, ipv4);
 out:

@@ -21,7 +21,6 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -298,11 +297,9 @@ static u8 sroce_ud_send_datagram(struct sroce_qp *qp, struct sroce_swqe *sw,
 				     IB_OPCODE_SEND_ONLY);
 	pkt.solicited = c->flags & SROCE_WQE_SOLICITED;
 	pkt.dest_qpn = ud->remote_qpn;
-	pkt.psn = qp->req.req_psn;
 	pkt.deth_qkey = qkey;
 	pkt.deth_src_qpn = qp->ibqp.qp_num;
 	pkt.imm = be32_to_cpu((__force __be32)c->imm_data);
-	qp->req.req_psn = sroce_psn_add(qp->req.req_psn, 1);
 	if (ifindex) {
 		/* The GRH the packet's IP header would have been. */
 		udp_len = sizeof(struct udphdr) + IB_BTH_BYTES +
@@ -310,13 +307,17 @@ static u8 sroce_ud_send_datagram(struct sroce_qp *qp, struct sroce_swqe *sw,
 			  ALIGN(sw->msg_len, 4) + IB_ICRC_BYTES;
 		sroce_ud_build_grh(grh, sgid, ud, udp_len, &ipv4);
 	} else {
+		/* The wire numbers the QP's datagrams. */
+		pkt.psn = qp->req.req_psn;
+		qp->req.req_psn = sroce_psn_add(qp->req.req_psn, 1);
 		qp->path.sport =
 			cpu_to_be16(rdma_get_udp_sport(ud->flow_label,
 						       qp->ibqp.qp_num,
 						       ud->remote_qpn));
 	}
 	if (sroce_link_xmit_datagram(qp, &pkt, sw->segs, sw->num_segs,
-				     sw->msg_len, ifindex, grh, ipv4))
+				     sw->msg_len, ifindex,
+				     ifindex ? grh : NULL, ipv4))
 		return IB_WC_LOC_PROT_ERR;	/* an lkey revoked */
 	return IB_WC_SUCCESS;
 }
