@@ -386,6 +386,41 @@ cm_phase() {	# cm_phase ROLE NAME PATTERN PORT SERVER_CMD CLIENT_CMD
 	lab_stuck_report "$rc"
 }
 
+# mcast_phase ROLE NAME GROUP: UD multicast between the VMs through
+# rdma_cm (mckey): ROLE "serve" joins IPv4 GROUP and receives 10
+# datagrams, ROLE "drive" sends them to the group once the receiver says
+# it listens. Each side checks mckey's own "data transfers complete".
+mcast_phase() {
+	local role=$1 name=$2 group=$3 me4=192.0.2.$ME out rc word pid
+	if [ "$role" = serve ]; then
+		lab_timeout 90 "stdbuf -oL mckey -m $group -b $me4 -C 10" \
+			> /tmp/mc_recv.out 2>&1 &
+		pid=$!
+		if wait_for 60 grep -q 'receiving data transfers' /tmp/mc_recv.out; then
+			peer_say "$PEER4" "mc-$group"
+		else
+			peer_say "$PEER4" "no-mc"
+		fi
+		wait "$pid"
+		rc=$?
+		check "$name: the receiver joined and got 10 datagrams ($D, status $rc)" \
+			test "$rc" -eq 0 -a -n "$(grep '^data transfers complete' /tmp/mc_recv.out)"
+		[ "$rc" -eq 0 ] || tail -n 20 /tmp/mc_recv.out | sed 's/^/# /'
+		ip maddr show dev "$IF" | sed 's/^/# maddr: /'
+		return
+	fi
+	word=$(peer_hear)
+	if [ "$word" != "mc-$group" ]; then
+		check "$name: sender ($D): the receiver joined (heard '$word')" false
+		return
+	fi
+	out=$(lab_timeout 90 "mckey -m $group -b $me4 -s -C 10")
+	rc=$?
+	check "$name: the sender sent 10 datagrams to the group ($D, status $rc)" \
+		test "$rc" -eq 0 -a -n "$(grep '^data transfers complete' <<<"$out")"
+	[ "$rc" -eq 0 ] || tail -n 20 <<<"$out" | sed 's/^/# /'
+}
+
 # A sroce side's RC traffic confirms its neighbour entry, as TCP's ACKs do
 # (the peer's progress proves it reachable): with the entry's reachable
 # time cut to 2 s (the kernel draws 1 to 3 s from it), 8 s of RDMA WRITEs
@@ -490,6 +525,8 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	# udaddy has no port option (-p is its port space): its own 7174.
 	cm_phase "$r" "$tag udaddy" 'return status 0' 7174 \
 		"udaddy -b $srv4 -c 2 -C 10" "udaddy -s $srv4 -c 2 -C 10"
+	# The server's side receives: its group is 239.1.2.<server's host>.
+	mcast_phase "$r" "$tag mckey" "239.1.2.$([ "$r" = drive ] && echo "$PEER" || echo "$ME")"
 	cm_next "$r" "$tag ibv_ud_pingpong" 'iters in' \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512" \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512 $srv4"
