@@ -259,10 +259,44 @@ void sroce_engine_add_qp(struct sroce_qp *qp)
 	sroce_worker_unlock(w);
 }
 
+/*
+ * Time a UD QP's destroy gives its worker to send the datagrams posted
+ * before it (sroce_engine_drain_ud).
+ */
+#define SROCE_UD_DRAIN_MS 250
+
+/*
+ * Datagrams a UD QP posted before its destroy leave, as a NIC would have
+ * sent them by then (mckey posts and destroys at once). The worker sends
+ * them: a destroy may not run passes of a worker that kernel or other
+ * users' QPs share (sroce_worker_kick_may_run), so it wakes the worker and
+ * waits for the kernel thread, a jiffy at a time and SROCE_UD_DRAIN_MS at
+ * most, until the ring's producer index read here is reached or the QP
+ * leaves RTS (a bad index puts it in ERR). What is posted meanwhile, or
+ * posted to a QP that is not in RTS, is not waited for.
+ */
+static void sroce_engine_drain_ud(struct sroce_qp *qp)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(SROCE_UD_DRAIN_MS);
+	u32 producer;
+
+	if (!sroce_qp_is_ud(qp) || READ_ONCE(qp->state) != IB_QPS_RTS)
+		return;
+	producer = READ_ONCE(qp->sq.hdr->producer);
+	/* sq_next is the worker's, under its lock: a stale read waits a jiffy. */
+	while (data_race(qp->req.sq_next) != producer &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS &&
+	       time_before(jiffies, deadline)) {
+		sroce_worker_wake(qp->worker);
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
 void sroce_engine_remove_qp(struct sroce_qp *qp)
 {
 	struct sroce_worker *w = qp->worker;
 
+	sroce_engine_drain_ud(qp);
 	mutex_lock(&w->lock);
 	sroce_engine_leave_worker(qp, w);
 	/* Gone from the worker: leaving the wire must not bind it again. */
