@@ -38,6 +38,27 @@ static void sroce_rxe_icrc_test(struct kunit *test)
 	}
 }
 
+/*
+ * The same frames through the crypto API's crc32, the other way
+ * sroce_icrc_choose() may take: the same ICRC to the bit, and
+ * sroce_icrc_choose() picks one of the two that agree.
+ */
+static void sroce_rxe_icrc_shash_test(struct kunit *test)
+{
+	unsigned int mb = 0;
+	const char *name;
+
+	KUNIT_ASSERT_EQ(test, sroce_icrc_use_shash(true), 0);
+	sroce_rxe_icrc_test(test);
+	KUNIT_EXPECT_EQ(test, sroce_icrc_use_shash(false), 0);
+	sroce_rxe_icrc_test(test);
+	name = sroce_icrc_choose(&mb);
+	kunit_info(test, "ICRC by %s, %u MB/s", name, mb);
+	KUNIT_EXPECT_GT(test, mb, 0U);
+	sroce_rxe_icrc_test(test);
+	sroce_icrc_release();
+}
+
 static void sroce_rxe_parse_test(struct kunit *test)
 {
 	const struct sroce_rxe_frame *f;
@@ -99,6 +120,7 @@ static void sroce_rxe_pad_test(struct kunit *test)
 
 static struct kunit_case sroce_rxe_cases[] = {
 	KUNIT_CASE(sroce_rxe_icrc_test),
+	KUNIT_CASE(sroce_rxe_icrc_shash_test),
 	KUNIT_CASE(sroce_rxe_parse_test),
 	KUNIT_CASE(sroce_rxe_pad_test),
 	{}

@@ -21,6 +21,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
+#include <sroce/icrc.h>
 #include "sroce.h"
 #include "sroce_defer.h"
 #include "sroce_verbs.h"
@@ -377,11 +378,15 @@ static void sroce_unregister_all(void)
 
 static int __init sroce_init(void)
 {
+	const char *icrc;
+	unsigned int mb;
 	int err;
 
 	err = sroce_defer_init();
 	if (err)
 		return err;
+	icrc = sroce_icrc_choose(&mb);
+	pr_info("sroce: ICRC by %s (%u MB/s)\n", icrc, mb);
 	sroce_engine_register(IB_QPT_RC, &sroce_rc_transport);
 	sroce_engine_register(IB_QPT_UC, &sroce_rc_transport);
 	sroce_engine_register(IB_QPT_UD, &sroce_ud_transport);
@@ -401,6 +406,7 @@ static int __init sroce_init(void)
 	return 0;
 
 err_wq:
+	sroce_icrc_release();
 	sroce_defer_exit();
 	return err;
 }
@@ -413,6 +419,7 @@ static void __exit sroce_exit(void)
 	/* Queued unregistrations hold a device reference: all ran above. */
 	sroce_defer_exit();
 	debugfs_remove_recursive(sroce_debugfs);
+	sroce_icrc_release();	/* no device, no packet left */
 	/*
 	 * A kick's task_work (sroce_kick.c) may still be returning from its
 	 * last QP put; every task has left it once it passed through a
