@@ -123,36 +123,34 @@ void sroce_icrc_release(void)
 }
 
 #define SROCE_ICRC_PROBE_BYTES 4096
-/* Each way is timed this long (a coarse clock ticks within it)... */
-#define SROCE_ICRC_PROBE_NS (10 * NSEC_PER_MSEC)
-/* ...or over this many bytes, whichever comes first. */
-#define SROCE_ICRC_PROBE_MAX (64ULL << 20)
+/* Each timed batch runs this long at least (a coarse clock ticks in it). */
+#define SROCE_ICRC_PROBE_NS (2 * NSEC_PER_MSEC)
+/* Batches per way, taken in turns; the best counts (a preempted one not). */
+#define SROCE_ICRC_PROBE_BATCHES 5
 
-/*
- * MB/s of the current choice over CRCs of buf, each chained to the last;
- * at least 1.
- */
+/* MB/s of the current choice over one batch of CRCs of buf; at least 1. */
 static u64 sroce_icrc_rate(const void *buf)
 {
 	u64 bytes = 0, t0, t;
-	u32 crc;
+	u32 crc = ~0U;
 
-	crc = sroce_icrc_add(~0U, buf, SROCE_ICRC_PROBE_BYTES);	/* warm */
 	t0 = local_clock();
 	do {
 		crc = sroce_icrc_add(crc, buf, SROCE_ICRC_PROBE_BYTES);
 		OPTIMIZER_HIDE_VAR(crc);	/* computed, not dropped */
 		bytes += SROCE_ICRC_PROBE_BYTES;
 		t = local_clock() - t0;
-	} while (t < SROCE_ICRC_PROBE_NS && bytes < SROCE_ICRC_PROBE_MAX);
-	return max_t(u64, div64_u64(bytes * 1000, max_t(u64, t, 1)), 1);
+	} while (t < SROCE_ICRC_PROBE_NS);
+	return max_t(u64, div64_u64(bytes * 1000, t), 1);
 }
 
 const char *sroce_icrc_choose(unsigned int *mb_per_s)
 {
-	u64 r_lib, r_shash;
-	u32 c_lib;
+	u64 r_lib = 0, r_shash = 0;
+	const char *name;
 	void *buf;
+	u32 c_lib;
+	int i;
 
 	*mb_per_s = 0;
 	buf = kmalloc(SROCE_ICRC_PROBE_BYTES, GFP_KERNEL);
@@ -161,26 +159,34 @@ const char *sroce_icrc_choose(unsigned int *mb_per_s)
 	get_random_bytes(buf, SROCE_ICRC_PROBE_BYTES);
 	sroce_icrc_use_shash(false);
 	c_lib = sroce_icrc_add(~0U, buf, SROCE_ICRC_PROBE_BYTES);
-	r_lib = sroce_icrc_rate(buf);
-	*mb_per_s = min_t(u64, r_lib, UINT_MAX);
+	/*
+	 * Only a crc32 that gives crc32_le's CRC; crc32-generic is crc32_le
+	 * behind an indirect call, never worth it.
+	 */
 	if (sroce_icrc_use_shash(true))
 		goto lib;
-	/*
-	 * Only a crc32 that gives crc32_le's CRC, and only if clearly
-	 * faster (1.5 times): crc32-generic is crc32_le behind an indirect
-	 * call, which a noisy clock may time as faster.
-	 */
-	r_shash = sroce_icrc_rate(buf);
-	if (sroce_icrc_add(~0U, buf, SROCE_ICRC_PROBE_BYTES) != c_lib ||
-	    r_shash * 2 <= r_lib * 3) {
-		sroce_icrc_release();
+	name = crypto_shash_driver_name(sroce_icrc_tfm);
+	if (!strcmp(name, "crc32-generic") ||
+	    sroce_icrc_add(~0U, buf, SROCE_ICRC_PROBE_BYTES) != c_lib)
 		goto lib;
+	for (i = 0; i < SROCE_ICRC_PROBE_BATCHES; i++) {
+		sroce_icrc_use_shash(false);
+		r_lib = max(r_lib, sroce_icrc_rate(buf));
+		sroce_icrc_use_shash(true);
+		r_shash = max(r_shash, sroce_icrc_rate(buf));
 	}
+	/* Only if clearly faster. */
+	if (r_shash * 2 <= r_lib * 3)
+		goto lib;
 	kfree(buf);
 	*mb_per_s = min_t(u64, r_shash, UINT_MAX);
-	return crypto_shash_driver_name(sroce_icrc_tfm);
+	return name;
 lib:
+	sroce_icrc_release();
+	if (!r_lib)
+		r_lib = sroce_icrc_rate(buf);
 	kfree(buf);
+	*mb_per_s = min_t(u64, r_lib, UINT_MAX);
 	return "crc32_le";
 }
 
