@@ -51,7 +51,7 @@ static inline u32 sroce_icrc_end(u32 crc)
  * 6.1 and 6.12 have no such crc32_le). sroce_icrc_choose(), once before
  * any device exists, takes crc32 only if its driver is not crc32-generic
  * (crc32_le itself), gives the same CRC, and in turns of 2 ms batches on
- * a 4 KiB buffer runs at 1.5 times crc32_le's best rate or more; under
+ * a 4 KiB buffer runs at more than 1.5 times crc32_le's best rate; under
  * TCG, which emulates the multiply bit by bit, crc32_le wins. It returns
  * the chosen implementation's name and its MB/s; sroce_icrc_release()
  * undoes it at module exit.
