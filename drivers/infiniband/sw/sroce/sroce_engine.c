@@ -242,7 +242,12 @@ static bool sroce_worker_has_work_locked(struct sroce_worker *w)
 	return false;
 }
 
-/* Passes until nothing is left to do; false if max_passes ran out. */
+/*
+ * Passes until nothing is left to do; false if max_passes ran out. A pass
+ * that took nothing is idle only if nothing is left queued either: a
+ * receive that dropped its call's share of bad packets took nothing, and
+ * the packets behind them still wait (a kick then wakes the worker).
+ */
 static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 {
 	struct sroce_engine_worker *ew = sroce_ew(w);
@@ -253,7 +258,7 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
 	while (max_passes-- > 0) {
 		done = sroce_worker_pass_locked(w);
 		if (!done) {
-			idle = true;
+			idle = !sroce_worker_has_work_locked(w);
 			break;
 		}
 		ew->bind_passes++;
