@@ -6,7 +6,8 @@
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
 #   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
-# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, perftest -R), SRQs
+# - both pairs: rdma_cm (rping -V, ucmatose, udaddy, mckey's UD
+#   multicast, perftest -R), SRQs
 #   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
 #   UC (ibv_ud_pingpong, ibv_uc_pingpong -c, perftest -c UD / -c UC, and
 #   UC messages of 1024 packets, except from sroce to rxe), and 8 s of
@@ -170,6 +171,8 @@ pair() {
 	grep -hE '^\[host[AB]\] (not )?ok - |^\[host[AB]\] # ' \
 		"$logs/$name-A.log" "$logs/$name-B.log"
 	grep -hE '^\[host[AB]\] not ok - ' "$logs/$name-"[AB].log >> "$logs/not-ok"
+	grep -qsE '^\[host[AB]\] not ok - ' "$logs/$name-"[AB].log &&
+		grep -hE "$why_lines" "$logs/$name-"[AB].log | cut -c1-400 >> "$logs/why"
 	passed=$((passed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] ok - ')))
 	failed=$((failed + $(cat "$logs/$name-"[AB].log | grep -cE '^\[host[AB]\] not ok - ')))
 	for h in A B; do
@@ -186,6 +189,11 @@ pair() {
 		fi
 	done
 }
+
+# The lines of a failed pair's logs that say why, shown at the end:
+# rc_remote's failed operation or stall, a program's fatal error, and
+# the RC QPs' states and PSNs that a stall dump printed.
+why_lines='# pair failed at|# no send completion|fatal: |# (stall|net): link .* type (RC|UC) '
 
 # guest ME PEER NDEV MTU BODY [SROCE_ARGS]: a guest's script; each line of
 # BODY runs through timed (guest.sh).
@@ -268,7 +276,9 @@ nvme_phase drive 'nvme rxe->sroce' peer-delete
 nvme_phase serve 'nvme sroce->rxe'")"
 
 echo "(seed $seed)"
-# The failures again, where a log's tail (CI's) shows them.
+# The failures again, where a log's tail (CI's) shows them, after the
+# first lines that say why.
+[ -s "$logs/why" ] && head -n 12 "$logs/why" | sed 's/^/why: /'
 [ -s "$logs/not-ok" ] && sed 's/^/failed: /' "$logs/not-ok"
 if [ -z "$(ls -A "$kept")" ]; then
 	rmdir "$kept"
