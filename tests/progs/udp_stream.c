@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * udp_stream server PORT
- * udp_stream client HOST PORT SIZE SECONDS
+ * udp_stream client HOST PORT SIZE SECONDS [MIB_PER_S]
  *
  * The lab link's datagram limit, for scripts/bench two-hosts: the client
- * sends SIZE-byte UDP datagrams to HOST:PORT as fast as the stack takes
- * them for SECONDS (sendmmsg, 32 at a time), then asks the server what
- * arrived. The server counts the bytes and datagrams it received and the
+ * sends SIZE-byte UDP datagrams to HOST:PORT for SECONDS (sendmmsg, 32 at
+ * a time), as fast as the stack takes them or paced to MIB_PER_S (a sender
+ * faster than the receiver only measures the receiver's drops), then asks
+ * the server what arrived. The server counts the bytes and datagrams it received and the
  * time from the first to the last, and answers. The client prints
  * "MIB_PER_S SENT RECEIVED": what arrived per second, in MiB (2^20 bytes,
  * as perftest counts its MB/sec), and the datagrams sent and received.
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,19 +122,35 @@ done:
 	return 0;
 }
 
-static int drive(const char *host, int port, int size, int seconds)
+/* Sleeps until the time at which sent datagrams of size are due. */
+static void pace(uint64_t start, uint64_t sent, int size, double mib_per_s)
+{
+	uint64_t due = start + (uint64_t)(sent * size / (mib_per_s * (1 << 20)) * 1e9);
+	uint64_t now = now_ns();
+	struct timespec ts;
+
+	if (due <= now)
+		return;
+	ts.tv_sec = (due - now) / 1000000000ULL;
+	ts.tv_nsec = (due - now) % 1000000000ULL;
+	nanosleep(&ts, NULL);
+}
+
+static int drive(const char *host, int port, int size, int seconds,
+		 double mib_per_s)
 {
 	static char data[MAX_SIZE];
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov = { data, 0 };
-	uint64_t sent = 0, end;
+	uint64_t sent = 0, start, end;
 	struct answer a;
 	uint32_t kind;
 	int fd, n, i, tries;
 
-	if (size < (int)sizeof(kind) || size > MAX_SIZE || seconds < 1) {
-		fprintf(stderr, "udp_stream: size 4..%d, seconds >= 1\n",
+	if (size < (int)sizeof(kind) || size > MAX_SIZE || seconds < 1 ||
+	    mib_per_s < 0) {
+		fprintf(stderr, "udp_stream: size 4..%d, seconds >= 1, rate >= 0\n",
 			MAX_SIZE);
 		return 2;
 	}
@@ -151,8 +169,12 @@ static int drive(const char *host, int port, int size, int seconds)
 		msgs[i].msg_hdr.msg_iov = &iov;
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	end = now_ns() + (uint64_t)seconds * 1000000000ULL;
+	prctl(PR_SET_TIMERSLACK, 1UL);	/* pacing's sleeps end on time */
+	start = now_ns();
+	end = start + (uint64_t)seconds * 1000000000ULL;
 	while (now_ns() < end) {
+		if (mib_per_s > 0)
+			pace(start, sent, size, mib_per_s);
 		n = sendmmsg(fd, msgs, BATCH, 0);
 		if (n > 0)
 			sent += n;
@@ -187,9 +209,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "server"))
 		return serve(atoi(argv[2]));
-	if (argc == 6 && !strcmp(argv[1], "client"))
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "client"))
 		return drive(argv[2], atoi(argv[3]), atoi(argv[4]),
-			     atoi(argv[5]));
-	fprintf(stderr, "usage: udp_stream server PORT | client HOST PORT SIZE SECONDS\n");
+			     atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	fprintf(stderr, "usage: udp_stream server PORT | client HOST PORT SIZE SECONDS [MIB_PER_S]\n");
 	return 2;
 }
