@@ -427,39 +427,69 @@ mcast_phase() {
 # between two perftests send no ARP probe from a sroce side (ip monitor
 # sees the entry enter PROBE). Unconfirmed, the entry goes stale at most
 # 3 s after the perftests' TCP exchange confirmed it and is probed 2 s
-# later (delay_first_probe_time), within the 8 s. A shorter reachable time
-# also probes a confirmed entry whenever the debug kernel pauses the
-# stream for a quarter of a second. A stream that stalled (the requester
-# waited a retransmit timeout, its "timeouts" counter moved; on the
-# responder's side, which has no timer, the requests sent again after it
-# arrive as duplicates, "duplicate_requests") rightly lets the entry go to
-# PROBE: a probe passes only with that proof, and the check says so.
+# later (delay_first_probe_time), within the 8 s. A probe is right only
+# where the peer gave no progress to confirm with for those 2 s:
+# - the stream stalled: the requester waited a retransmit timeout (its
+#   "timeouts" counter moved; on the responder's side, which has no
+#   timer, the requests sent again after it arrive as duplicates,
+#   "duplicate_requests");
+# - the peer fell silent: no packet arrived for 1.5 s or more before the
+#   probe (a sampler reads rx_packets every 0.2 s), as when the debug
+#   kernel's rdma_rxe requester pauses for seconds without losing anything.
+# Each probe needs one of the two; the check says which.
 neigh_stalls() {
 	local c=/sys/class/infiniband/$D/ports/1/hw_counters
 	echo $(($(cat $c/timeouts) + $(cat $c/duplicate_requests)))
 }
 neigh_short_start() {
 	[ "$NDEV" = sroce ] || return 0
+	local c=/sys/class/infiniband/$D/ports/1/hw_counters
 	neigh_stalls0=$(neigh_stalls)
 	neigh_saved=$(sysctl -n "net.ipv4.neigh.$IF.base_reachable_time_ms" \
 		"net.ipv4.neigh.$IF.delay_first_probe_time" | tr '\n' ' ')
 	sysctl -qw "net.ipv4.neigh.$IF.base_reachable_time_ms=2000" \
 		"net.ipv4.neigh.$IF.delay_first_probe_time=2"
-	ip monitor neigh dev "$IF" > /tmp/neigh_monitor 2>&1 &
+	ip -ts monitor neigh dev "$IF" > /tmp/neigh_monitor 2>&1 &
 	neigh_monitor=$!
+	while :; do
+		echo "$(date +%T.%N) $(cat $c/rx_packets)"
+		sleep 0.2
+	done > /tmp/neigh_rx &
+	neigh_sampler=$!
+}
+# neigh_silent_probes PEER MONITOR SAMPLES: how many of the monitor's
+# PROBE lines for PEER came 1.5 s or more after rx_packets last moved.
+# Times are seconds of the day (a run that crosses midnight counts none).
+neigh_silent_probes() {
+	awk -v peer="$1" '
+	function sec(hms,   f) { split(hms, f, ":"); return f[1] * 3600 + f[2] * 60 + f[3] }
+	FNR == NR { t[++n] = sec($1); rx[n] = $2; next }
+	$2 == peer && / PROBE/ {
+		tp = sec(substr($1, index($1, "T") + 1, length($1) - index($1, "T") - 1))
+		j = 0
+		for (i = 1; i <= n && t[i] <= tp; i++) j = i
+		if (j == 0) next
+		for (k = j; k > 1 && rx[k - 1] == rx[j]; k--) ;
+		if (tp - t[k] >= 1.5) silent++
+	}
+	END { print silent + 0 }' "$3" "$2"
 }
 neigh_short_check() {	# neigh_short_check TAG
 	[ "$NDEV" = sroce ] || return 0
-	local probes stalls
-	kill "$neigh_monitor"
-	wait "$neigh_monitor" 2> /dev/null
-	probes=$(grep -c "^$PEER4 .* PROBE" /tmp/neigh_monitor)
+	local probes stalls silent
+	kill "$neigh_monitor" "$neigh_sampler"
+	wait "$neigh_monitor" "$neigh_sampler" 2> /dev/null
+	probes=$(grep -c "^\[[^]]*\] $PEER4 .* PROBE" /tmp/neigh_monitor)
 	stalls=$(($(neigh_stalls) - neigh_stalls0))
+	silent=$(neigh_silent_probes "$PEER4" /tmp/neigh_monitor /tmp/neigh_rx)
 	if [ "$probes" -gt 0 ] && [ "$stalls" -gt 0 ]; then
 		check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times) in a stream that stalled ($stalls retransmit timeouts and duplicate requests)" \
 			true
+	elif [ "$probes" -gt 0 ] && [ "$silent" -eq "$probes" ]; then
+		check "$1 ib_write_bw -D 8: the peer's neighbour entry was probed ($probes times), each time after the peer sent nothing for 1.5 s or more" \
+			true
 	else
-		check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times)" \
+		check "$1 ib_write_bw -D 8: the peer's neighbour entry was not probed ($probes times, $silent after a silence of the peer)" \
 			test "$probes" -eq 0
 	fi
 	[ "$probes" -eq 0 ] || sed 's/^/# neigh: /' /tmp/neigh_monitor | tail -n 8
