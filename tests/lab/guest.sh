@@ -528,6 +528,24 @@ acks_check() {	# acks_check ROLE TAG
 	esac
 }
 
+# A user's kick runs its worker's passes in the kicking process when the
+# worker serves only that user's QPs (Documentation/architecture.rst,
+# The engine). The lab's hosts have one CPU, and QP1 (a kernel QP) is
+# always there: the device's second worker keeps a ping-pong's QP apart
+# from it, so none of the ping-pong's kicks is left to the worker.
+kicks_start() {
+	kicks0=$(sroce_stat kicks)
+	kicks_deferred0=$(sroce_stat kicks_deferred)
+}
+kicks_check() {	# kicks_check NAME
+	[ "$NDEV" = sroce ] || return 0
+	local kicks deferred
+	kicks=$(($(sroce_stat kicks) - kicks0))
+	deferred=$(($(sroce_stat kicks_deferred) - kicks_deferred0))
+	check "$1: the process ran its kicks ($kicks) itself ($deferred left to the worker)" \
+		test "$kicks" -gt 0 -a "$deferred" -eq 0
+}
+
 # A third argument "no-flood" leaves out the UC phase of 1024-packet
 # messages: sent to rdma_rxe, that flood (20480 packets at once, UC has no
 # flow control) once stalled the lab link for over a minute.
@@ -560,9 +578,11 @@ cm_phases() {	# cm_phases ROLE TAG [no-flood]
 	cm_next "$r" "$tag ibv_ud_pingpong" 'iters in' \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512" \
 		"ibv_ud_pingpong -p {port} -d $D -g $GID4 -n 100 -s 512 $srv4"
+	kicks_start
 	cm_next "$r" "$tag ibv_uc_pingpong -c" 'iters in' \
 		"ibv_uc_pingpong -p {port} -d $D -g $GID4 -n 100 -c" \
 		"ibv_uc_pingpong -p {port} -d $D -g $GID4 -n 100 -c $srv4"
+	kicks_check "$tag ibv_uc_pingpong -c"
 	cm_next "$r" "$tag ib_send_bw -R" '^ *65536 +200 ' \
 		"ib_send_bw -p {port} -d $D -R -F -n 200" "ib_send_bw -p {port} -d $D -R -F -n 200 $srv4"
 	cm_next "$r" "$tag ibv_srq_pingpong -c (16 QPs, one SRQ)" 'iters in' \

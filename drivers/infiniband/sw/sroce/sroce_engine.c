@@ -114,6 +114,14 @@ void sroce_engine_switches(struct dentry *dir)
 /* Packets and WQEs one pass takes from a QP; the rest wait for the next. */
 #define SROCE_QP_BUDGET 64
 #define SROCE_MAX_WORKERS_USED 4
+/*
+ * At least two, one a CPU otherwise: QP1 (the GSI QP every device has) is
+ * a kernel QP, and with a single worker it would share it with every
+ * user QP, so that no user's kick could ever run its own passes
+ * (sroce_worker_kick_may_run()); a second worker lets user QPs start
+ * apart from the kernel's (sroce_worker_suits()).
+ */
+#define SROCE_MIN_WORKERS 2
 
 /* Workers ---------------------------------------------------------------- */
 
@@ -525,8 +533,8 @@ int sroce_engine_start(struct sroce_dev *sdev)
 	sdev->status = vmalloc_user(PAGE_SIZE);
 	if (!sdev->status)
 		return -ENOMEM;
-	sdev->num_workers = clamp_t(unsigned int, num_online_cpus(), 1,
-				    SROCE_MAX_WORKERS_USED);
+	sdev->num_workers = clamp_t(unsigned int, num_online_cpus(),
+				    SROCE_MIN_WORKERS, SROCE_MAX_WORKERS_USED);
 	sdev->workers_bound = READ_ONCE(worker_bind);
 	sdev->workers = kcalloc(sdev->num_workers, sizeof(*sdev->workers),
 				GFP_KERNEL);
