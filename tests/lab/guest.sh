@@ -542,7 +542,7 @@ kicks_check() {	# kicks_check NAME
 	local kicks deferred
 	kicks=$(($(sroce_stat kicks) - kicks0))
 	deferred=$(($(sroce_stat kicks_deferred) - kicks_deferred0))
-	check "$1: the process ran its kicks ($kicks) itself ($deferred left to the worker)" \
+	check "$1: none of the process's $kicks kicks was left to the worker for a kernel or another user's QP ($deferred)" \
 		test "$kicks" -gt 0 -a "$deferred" -eq 0
 }
 

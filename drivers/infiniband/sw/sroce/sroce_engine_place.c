@@ -191,10 +191,14 @@ static void sroce_qp_timer_fn(struct timer_list *t)
 
 /*
  * Whether qp should start on w: a user QP where its owner's kicks may
- * run (no kernel QP, no other user's), a kernel QP where no user QP is.
- * The counts are read without w's lock: a placement hint.
+ * run (no kernel QP, no other user's), a kernel QP where no user QP is
+ * and, unless spare says another worker without kernel QPs is left,
+ * where kernel QPs already are: the last worker free of them stays free
+ * for users' QPs (on a one-CPU host, the one beside QP1's). The counts
+ * are read without w's lock: a placement hint.
  */
-static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
+static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp,
+			       bool spare)
 {
 	struct sroce_engine_worker *ew = sroce_ew(w);
 	unsigned int kernel, uid, foreign;
@@ -205,7 +209,7 @@ static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
 	foreign = data_race(ew->num_foreign_qps);	/* likewise */
 	kick_uid = data_race(ew->kick_uid);	/* likewise */
 	if (!qp->owner.user)
-		return !uid && !foreign;
+		return !uid && !foreign && (kernel || spare);
 	return !kernel && !foreign && (!uid || uid_eq(kick_uid, qp->owner.uid));
 }
 
@@ -213,14 +217,15 @@ static bool sroce_worker_suits(struct sroce_worker *w, struct sroce_qp *qp)
  * A kernel RC QP (a ULP's connection; not QP1) is steered to the worker
  * of its send CQ's vector (see worker_bind), if the device has one; any
  * other QP starts on the least loaded worker that suits it (ties go to
- * the lowest index), or the least loaded. A shortcut QP then joins its
- * peer's worker when it connects (sroce_engine_pair_qp).
+ * the lowest index; sroce_worker_suits()), or the least loaded. A
+ * shortcut QP then joins its peer's worker when it connects
+ * (sroce_engine_pair_qp).
  */
 static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	struct sroce_worker *w = NULL;
-	unsigned int i;
+	unsigned int i, kernel_free = 0;
 	int cpu;
 
 	if (sdev->workers_bound && !qp->owner.user &&
@@ -233,9 +238,12 @@ static struct sroce_worker *sroce_engine_pick_worker(struct sroce_qp *qp)
 			}
 		}
 	}
+	for (i = 0; i < sdev->num_workers; i++)	/* a hint, as in _suits */
+		kernel_free += !data_race(sdev->workers[i].num_kernel_qps);
 	/* The least loaded that suits it, else the least loaded. */
 	for (i = 0; i < sdev->num_workers; i++)
-		if (sroce_worker_suits(&sdev->workers[i].pub, qp) &&
+		if (sroce_worker_suits(&sdev->workers[i].pub, qp,
+				       kernel_free > 1) &&
 		    (!w || sdev->workers[i].num_qps < sroce_ew(w)->num_qps))
 			w = &sdev->workers[i].pub;
 	if (w)
