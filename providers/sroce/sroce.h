@@ -103,6 +103,28 @@ struct sroce_qp {
 };
 
 /*
+ * wc.sl of a completion. RoCE has no service level. For a received
+ * datagram (its buffer starts with the GRH area) it holds the packet's
+ * network header type, as ConnectX's provider reports it there: 1 for
+ * RoCEv2 over IPv6, 2 over IPv4. UCX's UD transport before 1.19 reads it
+ * to know where in the GRH area the destination address is, and drops
+ * every datagram whose address it does not find (with sl 0, all IPv4
+ * ones). Other completions read 0.
+ */
+enum {
+	SROCE_WC_SL_IPV6 = 1,
+	SROCE_WC_SL_IPV4 = 2,
+};
+
+static inline uint8_t sroce_cqe_sl(const struct sroce_cqe *cqe)
+{
+	if (!(cqe->flags & SROCE_CQE_WITH_GRH))
+		return 0;
+	return (cqe->flags & SROCE_CQE_IPV4) ? SROCE_WC_SL_IPV4 :
+					       SROCE_WC_SL_IPV6;
+}
+
+/*
  * An address handle lives in userspace only: it holds the address segment
  * of a UD send WQE, which posting copies (remote_qpn and remote_qkey are
  * filled per work request).

@@ -108,7 +108,12 @@ static unsigned int sroce_read_wc_flags(struct ibv_cq_ex *cqx)
 	       ((flags & SROCE_CQE_WITH_GRH) ? IBV_WC_GRH : 0);
 }
 
-/* RoCE has no LIDs or SLs: these read as zero. */
+static uint8_t sroce_read_sl(struct ibv_cq_ex *cqx)
+{
+	return sroce_cqe_sl(cqx_to_scq(cqx)->cur);
+}
+
+/* RoCE has no LIDs: these read as zero. */
 static uint32_t sroce_read_zero32(struct ibv_cq_ex *cqx)
 {
 	return 0;
@@ -171,7 +176,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 	cqx->read_qp_num = sroce_read_qp_num;
 	cqx->read_src_qp = sroce_read_src_qp;
 	cqx->read_slid = sroce_read_zero32;
-	cqx->read_sl = sroce_read_zero8;
+	cqx->read_sl = sroce_read_sl;
 	cqx->read_dlid_path_bits = sroce_read_zero8;
 	return cqx;
 }

@@ -170,6 +170,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		}
 		if (cqe->flags & SROCE_CQE_WITH_GRH)
 			wc[n].wc_flags |= IBV_WC_GRH;
+		wc[n].sl = sroce_cqe_sl(cqe);
 		r->index++;
 	}
 	if (n)

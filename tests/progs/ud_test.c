@@ -5,7 +5,8 @@
  *	default GID_INDEX) and a receiver (at GID_INDEX). Checks every
  *	datagram's payload bytes, its 40-byte GRH (IPv4: 20 zero bytes and an
  *	IPv4 header with a valid checksum; IPv6: the IPv6 header) and its
- *	completion (GRH flag, source QPN, length, immediate); the path MTU
+ *	completion (GRH flag, source QPN, length, immediate, the network
+ *	header type in sl as ConnectX reports it); the path MTU
  *	limit at posting; Q_Key matching, the Q_Key MSB meaning "the QP's own
  *	Q_Key"; drops for a wrong Q_Key, a missing receive WQE, a QP not
  *	ready and a QPN nobody owns (the device's hw counters); a receive
@@ -419,7 +420,7 @@ static void bulk(struct end *a, struct end *b, struct ibv_ah *ah, int count)
 {
 	static const uint32_t fixed[] = { 0, 1, 3, 39, 40, 41, 511, 1000, 1023 };
 	struct tally t_status = {}, t_flags = {}, t_len = {}, t_src = {},
-		     t_grh = {}, t_data = {}, t_imm = {}, t_send = {};
+		     t_grh = {}, t_data = {}, t_imm = {}, t_send = {}, t_sl = {};
 	struct msg msgs[32];
 	bool used[32];
 	long long sent0 = counter("ud_sent"), recv0 = counter("ud_received"), g;
@@ -504,6 +505,8 @@ static void bulk(struct end *a, struct end *b, struct ibv_ah *ah, int count)
 					   m->imm ? "SEND_WITH_IMM" : "SEND",
 					   wc.wc_flags, ntohl(wc.imm_data),
 					   ntohl(m->imm_data));
+			if (wc.sl != (gid_is_v4(&sgid) ? 2 : 1))
+				tally_fail(&t_sl, "wc.sl %u", wc.sl);
 			if (!grh_ok(p, &sgid, &rgid, m->len, m->imm, HOP_LIMIT, why,
 				    sizeof(why)))
 				tally_fail(&t_grh, "%u-byte datagram: %s", m->len, why);
@@ -525,6 +528,9 @@ repost:
 	tally_report(&t_src, count, "wc.src_qp is the sender's QPN");
 	tally_report(&t_len, count, "wc.byte_len is 40 + payload");
 	tally_report(&t_imm, count, "IBV_WC_WITH_IMM and the immediate exactly when sent");
+	tally_report(&t_sl, count, gid_is_v4(&sgid) ?
+		     "wc.sl 2, ConnectX's network header type for IPv4" :
+		     "wc.sl 1, ConnectX's network header type for IPv6");
 	tally_report(&t_grh, count, gid_is_v4(&sgid) ?
 		     "GRH: 20 zero bytes, IPv4 header (version, ihl, UDP, checksum, length, TTL, addresses)" :
 		     "GRH: IPv6 header (version, UDP, payload length, hop limit, addresses)");
