@@ -45,7 +45,12 @@ struct page_pool;
 #define SROCE_PKEY_TABLE_LEN 1
 #define SROCE_MAX_PD 0x10000
 #define SROCE_MAX_CQ 0x10000
-#define SROCE_MAX_CQE 0x10000
+/*
+ * 2^20 ring slots, one kept free: 32 MiB of ring at most. libfabric's
+ * rxm asks for 262144 CQEs with its defaults (128 sends and 128 receives
+ * for each of 1024 peers); ConnectX offers 4194303.
+ */
+#define SROCE_MAX_CQE 0xfffff
 #define SROCE_MAX_QP 0x10000
 #define SROCE_MAX_QP_WR 0x4000
 #define SROCE_MAX_SGE 32
