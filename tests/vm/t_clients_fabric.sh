@@ -11,9 +11,9 @@ make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
 check "sroce0 has its IPv4 GID" wait_for 10 have_gid ::ffff:192.0.2.1
 
-# pingpong NAME PROVIDER EP_TYPE: fi_pingpong with data checks, server
+# fi_pair NAME PROVIDER EP_TYPE: fi_pingpong with data checks, server
 # and client; both exit with 0 and sroce0 started WQEs for them.
-pingpong() {
+fi_pair() {
 	local w0
 	w0=$(sroce_stat wqes)
 	server_client "tcp_listening 47592" \
@@ -23,8 +23,8 @@ pingpong() {
 	check "$1: sroce0 started WQEs for it ($(($(sroce_stat wqes) - w0)))" \
 		test $(($(sroce_stat wqes) - w0)) -ge 200
 }
-pingpong "fi_pingpong -p verbs -e msg -c" verbs msg
-pingpong "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c" "verbs;ofi_rxm" rdm
+fi_pair "fi_pingpong -p verbs -e msg -c" verbs msg
+fi_pair "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c" "verbs;ofi_rxm" rdm
 
 qperf > /tmp/qperf.srv 2>&1 &
 qperf_pid=$!
