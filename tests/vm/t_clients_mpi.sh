@@ -1,8 +1,7 @@
 # Open MPI from Debian's packages over UCX on sroce0, on one host: two
 # ranks of our mpi_check (tests/mpi) exchange 8 B to 4 MiB in a ring and
 # sum a vector, checking every byte. UCX_TLS=rc keeps the ranks off shared
-# memory, which two ranks of one host would use otherwise (between hosts
-# UCX picks sroce by itself).
+# memory, which two ranks of one host would use otherwise.
 # vm-timeout: 300
 # vm-checks: 10
 . ./lib.sh

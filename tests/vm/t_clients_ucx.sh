@@ -4,9 +4,9 @@
 # up over UD) and UCX_TLS=ud_verbs; UCX picks the device's GID itself
 # (the IPv4 one). ucx_perftest checks no data: each run's exit status and
 # sroce's counters (the traffic went through sroce0) are checked.
-# Before sroce put the network header type in a datagram's wc.sl
-# (capabilities.rst), UCX 1.13 dropped every IPv4 datagram and the first
-# run aborted with "unhandled timeout error".
+# UCX 1.13 finds a datagram's destination address in its GRH area by the
+# network header type in wc.sl (capabilities.rst); with sl 0 it drops
+# every IPv4 datagram and the UD runs below fail.
 # vm-timeout: 420
 # vm-checks: 16
 . ./lib.sh
