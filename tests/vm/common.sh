@@ -56,14 +56,15 @@ gid_index() {
 have_gid() { [ -n "$(gid_index "$@")" ]; }
 
 # objects_gone [pooled-cqs]: sroce holds nothing but devices and their
-# MAD layer's objects. Each device's GSI QP comes with the PD, MR and CQ
-# the MAD layer allocates for it; everything else must be gone, but with
+# MAD layer's objects. Each device's GSI QP comes with the PD and CQ the
+# MAD layer allocates for it and the PD's internal DMA MR (a key, which
+# restrack does not count as an MR); everything else must be gone, but with
 # "pooled-cqs" the CQs of the core's CQ pool (kernel ULPs), which stay
 # on the device until it goes.
 objects_gone() {
 	awk -v pooled="${1:-}" '{ v[$1] = $2 } END { d = v["devices"]
 		exit !(v["ucontexts"] == 0 && v["ahs"] == 0 && v["pds"] == d &&
 		       (pooled != "" || v["cqs"] == d) && v["qps"] == d &&
-		       v["mrs"] == d && v["srqs"] == 0) }' \
+		       v["mrs"] == 0 && v["keys"] == d && v["srqs"] == 0) }' \
 		/sys/kernel/debug/sroce/objects
 }

@@ -35,7 +35,7 @@ no_objects() {
 # ulp_objects_at BASE: every object type but CQs numbers as in BASE; the
 # core's CQ pool (ib_cq_pool_get, used by the kernel's storage ULPs) keeps
 # its CQs on the device until the device goes.
-ulp_objects_at() { objects_at "$1" ucontexts pds qps mrs ahs srqs; }
+ulp_objects_at() { objects_at "$1" ucontexts pds qps mrs keys ahs srqs; }
 
 dev_present() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_absent() { [ ! -e "/sys/class/infiniband/$1" ]; }

@@ -37,6 +37,7 @@
 #include "sroce_defer.h"
 #include "sroce_stats.h"
 
+struct dentry;
 struct page_pool;
 
 #define SROCE_NODE_DESC "sroce"
@@ -436,6 +437,7 @@ extern struct list_head sroce_devices;
 extern struct mutex sroce_devices_lock;
 
 int sroce_ifindex_by_gid(const union ib_gid *gid);
+void sroce_dev_table_debugfs(struct dentry *dir);
 
 /* sroce_mcast_table.c */
 #define SROCE_MCAST_MAX_ATTACH 16	/* QPs per group */

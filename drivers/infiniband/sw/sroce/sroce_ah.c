@@ -36,14 +36,12 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->av.traffic_class = grh->traffic_class;
 	ah->av.hop_limit = grh->hop_limit;
 	ah->av.flow_label = grh->flow_label & SROCE_WQE_FLOW_LABEL_MASK;
-	sroce_obj_inc(SROCE_OBJ_AH);
 	return 0;
 }
 
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	atomic_dec(&to_sdev(ibah->device)->num_ah);
-	sroce_obj_dec(SROCE_OBJ_AH);
 	return 0;
 }
 

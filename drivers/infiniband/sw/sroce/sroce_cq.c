@@ -61,7 +61,6 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		if (err)
 			goto err_queue;
 	}
-	sroce_obj_inc(SROCE_OBJ_CQ);
 	return 0;
 
 err_queue:
@@ -147,7 +146,6 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	sroce_cq_events_quiesce(cq);
 	sroce_queue_free(&cq->q);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
-	sroce_obj_dec(SROCE_OBJ_CQ);
 	return 0;
 }
 

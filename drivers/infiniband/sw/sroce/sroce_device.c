@@ -210,7 +210,6 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return err;
 	}
 
-	sroce_obj_inc(SROCE_OBJ_UCONTEXT);
 	return 0;
 }
 
@@ -220,7 +219,6 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 		container_of(ibuc, struct sroce_ucontext, ibuc);
 
 	sroce_mmap_remove(uctx->status_mmap);
-	sroce_obj_dec(SROCE_OBJ_UCONTEXT);
 }
 
 /*

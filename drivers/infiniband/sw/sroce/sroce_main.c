@@ -80,7 +80,6 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	ida_destroy(&sdev->pdn_ida);
 	xa_destroy(&sdev->mr_xa);
 	sroce_stats_free(sdev->stats);
-	sroce_obj_dec(SROCE_OBJ_DEVICE);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -249,7 +248,6 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	list_add_tail(&sdev->list, &sroce_devices);
-	sroce_obj_inc(SROCE_OBJ_DEVICE);
 	mutex_unlock(&sroce_devices_lock);
 
 	/* Keeps sdev's memory across a concurrent unregistration. */
@@ -397,7 +395,7 @@ static int __init sroce_init(void)
 		goto err_wq;
 
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
-	sroce_stats_debugfs(sroce_debugfs);
+	sroce_dev_table_debugfs(sroce_debugfs);
 	sroce_engine_switches(sroce_debugfs);
 	sroce_cq_switches(sroce_debugfs);
 	sroce_shortcut_switches(sroce_debugfs);

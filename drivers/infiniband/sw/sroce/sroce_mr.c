@@ -108,7 +108,6 @@ err_count:
 static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	xa_store(&sdev->mr_xa, mr->ibmr.lkey >> 8, mr, GFP_KERNEL);
-	sroce_obj_inc(SROCE_OBJ_MR);
 }
 
 /*
@@ -303,7 +302,6 @@ static void sroce_mr_unpublish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	/* Unless re-registration handed the key on already. */
 	xa_cmpxchg(&sdev->mr_xa, mr->key >> 8, mr, NULL, 0);
 	atomic_dec(&sdev->num_mr);
-	sroce_obj_dec(SROCE_OBJ_MR);
 	/*
 	 * The umem's release needs the device: a late release holds it.
 	 * Taken before the reference is dropped, which may be the last.

@@ -30,7 +30,6 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return err;
 	}
 
-	sroce_obj_inc(SROCE_OBJ_PD);
 	return 0;
 }
 
@@ -40,6 +39,5 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct sroce_pd *pd = to_spd(ibpd);
 
 	ida_free(&sdev->pdn_ida, pd->pdn);
-	sroce_obj_dec(SROCE_OBJ_PD);
 	return 0;
 }

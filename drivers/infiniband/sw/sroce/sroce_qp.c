@@ -240,7 +240,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	/* Visible to the shortcut only once complete. */
 	sroce_qp_table_publish(qp);
-	sroce_obj_inc(SROCE_OBJ_QP);
 	return 0;
 
 err_engine:
@@ -286,7 +285,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_qp_free_queues(qp);
 	atomic_dec(&qp->sdev->num_qp);
-	sroce_obj_dec(SROCE_OBJ_QP);
 	return 0;
 }
 

@@ -79,7 +79,6 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (err)
 			goto err_queue;
 	}
-	sroce_obj_inc(SROCE_OBJ_SRQ);
 	return 0;
 
 err_queue:
@@ -124,7 +123,6 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	sroce_queue_free(&srq->q);
 	atomic_dec(&sdev->num_srq);
-	sroce_obj_dec(SROCE_OBJ_SRQ);
 	return 0;
 }
 

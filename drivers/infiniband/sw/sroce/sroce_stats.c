@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics and object accounting: each device's event counts, which the
- * core shows as its port's hw counters (rdma statistic show link DEV/1,
- * sysfs ports/1/hw_counters), and module-wide counts of live driver
- * objects in debugfs (sroce/objects). A leaf: anyone may call it, it
- * calls nothing of the module.
+ * Statistics: each device's event counts, which the core shows as its
+ * port's hw counters (rdma statistic show link DEV/1, sysfs
+ * ports/1/hw_counters). A leaf: anyone may call it, it calls nothing of
+ * the module.
  */
-#include <linux/debugfs.h>
 #include <linux/percpu.h>
-#include <linux/seq_file.h>
 #include "sroce_stats.h"
-
-static atomic_t sroce_obj_counts[SROCE_OBJ_TYPE_COUNT];
 
 const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_KICKS].name = "kicks",
@@ -80,41 +75,4 @@ void sroce_stats_sum(struct sroce_stats __percpu *stats, u64 *values)
 		for_each_possible_cpu(cpu)
 			values[i] += per_cpu_ptr(stats, cpu)->n[i];
 	}
-}
-
-static const char *const sroce_obj_names[SROCE_OBJ_TYPE_COUNT] = {
-	[SROCE_OBJ_DEVICE] = "devices",
-	[SROCE_OBJ_UCONTEXT] = "ucontexts",
-	[SROCE_OBJ_PD] = "pds",
-	[SROCE_OBJ_CQ] = "cqs",
-	[SROCE_OBJ_QP] = "qps",
-	[SROCE_OBJ_MR] = "mrs",
-	[SROCE_OBJ_AH] = "ahs",
-	[SROCE_OBJ_SRQ] = "srqs",
-};
-
-void sroce_obj_inc(enum sroce_obj_type type)
-{
-	atomic_inc(&sroce_obj_counts[type]);
-}
-
-void sroce_obj_dec(enum sroce_obj_type type)
-{
-	WARN_ON_ONCE(atomic_dec_return(&sroce_obj_counts[type]) < 0);
-}
-
-static int sroce_objects_show(struct seq_file *s, void *unused)
-{
-	int i;
-
-	for (i = 0; i < SROCE_OBJ_TYPE_COUNT; i++)
-		seq_printf(s, "%s %d\n", sroce_obj_names[i],
-			   atomic_read(&sroce_obj_counts[i]));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(sroce_objects);
-
-void sroce_stats_debugfs(struct dentry *dir)
-{
-	debugfs_create_file("objects", 0400, dir, NULL, &sroce_objects_fops);
 }

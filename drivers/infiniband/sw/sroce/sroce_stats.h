@@ -1,29 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce: the leaf layer's counters: a device's event counts (its hw-stats)
- * and module-wide object counts (sroce_stats.c). Every layer above the pure
- * ones counts here; sroce_stats.c calls none of them.
+ * sroce: the leaf layer's counters: a device's event counts (its hw-stats,
+ * sroce_stats.c). Every layer above the pure ones counts here;
+ * sroce_stats.c calls none of them.
  */
 #ifndef SROCE_STATS_H
 #define SROCE_STATS_H
 
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
-
-struct dentry;
-
-/* Module-wide counts of live driver objects, for leak checks in tests. */
-enum sroce_obj_type {
-	SROCE_OBJ_DEVICE,
-	SROCE_OBJ_UCONTEXT,
-	SROCE_OBJ_PD,
-	SROCE_OBJ_CQ,
-	SROCE_OBJ_QP,
-	SROCE_OBJ_MR,
-	SROCE_OBJ_AH,
-	SROCE_OBJ_SRQ,
-	SROCE_OBJ_TYPE_COUNT
-};
 
 /*
  * A device's event counts, shown as its port's hw counters (rdma statistic,
@@ -92,9 +77,5 @@ struct sroce_stats __percpu *sroce_stats_alloc(void);
 void sroce_stats_free(struct sroce_stats __percpu *stats);
 /* values[SROCE_STAT_COUNT]: the counts summed over the CPUs. */
 void sroce_stats_sum(struct sroce_stats __percpu *stats, u64 *values);
-
-void sroce_obj_inc(enum sroce_obj_type type);
-void sroce_obj_dec(enum sroce_obj_type type);
-void sroce_stats_debugfs(struct dentry *dir);
 
 #endif /* SROCE_STATS_H */
