@@ -194,12 +194,49 @@ static void sroce_wqe_enc_inline_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd32(slot, 4), 0U);
 }
 
+/*
+ * The send flags a post takes: the four the verbs define for sroce, each
+ * alone and together, on every opcode; inline only on SENDs and WRITEs;
+ * any other bit (IP_CSUM, reserved, the top one) on none.
+ */
+static void sroce_wqe_flags_ok_test(struct kunit *test)
+{
+	const unsigned int plain = SROCE_VERBS_SEND_FENCE |
+				   SROCE_VERBS_SEND_SIGNALED |
+				   SROCE_VERBS_SEND_SOLICITED;
+	unsigned int op, bit;
+	bool data;
+
+	for (op = 0; op < SROCE_WQE_OPCODE_COUNT; op++) {
+		data = op == SROCE_WQE_SEND || op == SROCE_WQE_SEND_IMM ||
+		       op == SROCE_WQE_SEND_INV ||
+		       op == SROCE_WQE_RDMA_WRITE ||
+		       op == SROCE_WQE_RDMA_WRITE_IMM;
+		KUNIT_EXPECT_EQ_MSG(test, sroce_wqe_flags_ok(op, 0), 1,
+				    "opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_wqe_flags_ok(op, plain), 1,
+				    "opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_wqe_flags_ok(op, SROCE_VERBS_SEND_INLINE),
+				    data ? 1 : 0, "opcode %u inline", op);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_wqe_flags_ok(op, plain |
+						       SROCE_VERBS_SEND_INLINE),
+				    data ? 1 : 0, "opcode %u all flags", op);
+		for (bit = 4; bit < 32; bit++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    sroce_wqe_flags_ok(op, plain | (1U << bit)),
+					    0, "opcode %u bit %u", op, bit);
+	}
+}
+
 static struct kunit_case sroce_wqe_enc_cases[] = {
 	KUNIT_CASE(sroce_wqe_enc_start_test),
 	KUNIT_CASE(sroce_wqe_enc_remote_test),
 	KUNIT_CASE(sroce_wqe_enc_ud_test),
 	KUNIT_CASE(sroce_wqe_enc_sge_test),
 	KUNIT_CASE(sroce_wqe_enc_inline_test),
+	KUNIT_CASE(sroce_wqe_flags_ok_test),
 	{}
 };
 

@@ -28,6 +28,35 @@
 #define SROCE_VERBS_SEND_SIGNALED 2U
 #define SROCE_VERBS_SEND_SOLICITED 4U
 #define SROCE_VERBS_SEND_INLINE 8U
+/* Every send flag sroce takes; any other (IP_CSUM among them) is refused. */
+#define SROCE_VERBS_SEND_FLAGS                                          \
+	(SROCE_VERBS_SEND_FENCE | SROCE_VERBS_SEND_SIGNALED |           \
+	 SROCE_VERBS_SEND_SOLICITED | SROCE_VERBS_SEND_INLINE)
+
+/*
+ * Whether a work request's send flags may be posted with opcode (enum
+ * sroce_wqe_opcode): no flag outside SROCE_VERBS_SEND_FLAGS, and inline
+ * only where the requester sends its own data (SENDs and WRITEs), not on
+ * a READ, an atomic or a local operation. Both posters refuse the work
+ * request at the post (EINVAL) when this is 0, and write no WQE.
+ */
+static inline int sroce_wqe_flags_ok(__u8 opcode, unsigned int send_flags)
+{
+	if (send_flags & ~SROCE_VERBS_SEND_FLAGS)
+		return 0;
+	if (!(send_flags & SROCE_VERBS_SEND_INLINE))
+		return 1;
+	switch (opcode) {
+	case SROCE_WQE_SEND:
+	case SROCE_WQE_SEND_IMM:
+	case SROCE_WQE_SEND_INV:
+	case SROCE_WQE_RDMA_WRITE:
+	case SROCE_WQE_RDMA_WRITE_IMM:
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /*
  * Starts a WQE: clears its fixed part (the SGEs or inline bytes that

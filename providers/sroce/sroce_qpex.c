@@ -41,7 +41,8 @@ static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *qpx, uint8_t opcode
 	qp->cur = NULL;
 	if (qp->batch_err)
 		return NULL;
-	if (!(qp->wqe_ops & (1U << opcode))) {
+	if (!(qp->wqe_ops & (1U << opcode)) ||
+	    !sroce_wqe_flags_ok(opcode, qpx->wr_flags)) {
 		qp->batch_err = EINVAL;
 		return NULL;
 	}
@@ -218,6 +219,10 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
 
 	if (!qp->cur)
 		return;
+	if (!sroce_wqe_flags_ok(qp->cur->ctrl.opcode, SROCE_VERBS_SEND_INLINE)) {
+		qp->batch_err = EINVAL;	/* a READ, an atomic: no data of its own */
+		return;
+	}
 	qp->cur->ctrl.inline_len = 0;	/* a second setter replaces the first */
 	sroce_wqe_enc_inline_begin(qp->cur);
 	for (i = 0; i < num; i++) {

@@ -354,6 +354,12 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
+/* The encoder takes the verbs' send flags as they are (wqe_enc.h). */
+_Static_assert(SROCE_VERBS_SEND_FENCE == IBV_SEND_FENCE, "fence");
+_Static_assert(SROCE_VERBS_SEND_SIGNALED == IBV_SEND_SIGNALED, "signaled");
+_Static_assert(SROCE_VERBS_SEND_SOLICITED == IBV_SEND_SOLICITED, "solicited");
+_Static_assert(SROCE_VERBS_SEND_INLINE == IBV_SEND_INLINE, "inline");
+
 static const uint8_t sroce_wqe_opcode[] = {
 	[IBV_WR_SEND] = SROCE_WQE_SEND,
 	[IBV_WR_SEND_WITH_IMM] = SROCE_WQE_SEND_IMM,
@@ -400,7 +406,8 @@ static int sroce_write_send_wqe(struct sroce_qp *qp, struct ibv_send_wr *wr,
 
 	if ((unsigned int)wr->opcode >= sizeof(sroce_wqe_opcode) ||
 	    (wr->opcode != IBV_WR_SEND && !sroce_wqe_opcode[wr->opcode]) ||
-	    !(qp->wqe_ops & (1U << sroce_wqe_opcode[wr->opcode])))
+	    !(qp->wqe_ops & (1U << sroce_wqe_opcode[wr->opcode])) ||
+	    !sroce_wqe_flags_ok(sroce_wqe_opcode[wr->opcode], wr->send_flags))
 		return EINVAL;
 	if (qp->ud && sroce_check_ud_send(qp, wr))
 		return EINVAL;

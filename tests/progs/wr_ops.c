@@ -13,7 +13,12 @@
  * - IBV_SEND_FENCE: a WRITE fenced behind a READ sends the bytes the READ
  *   brought into its source buffer;
  * - solicited-only completion events: a SEND without the solicited flag
- *   raises no event, the next one with it raises one.
+ *   raises no event, the next one with it raises one;
+ * - what sroce does not support is refused at the post with EINVAL, through
+ *   ibv_post_send and ibv_wr_*, and nothing of it is sent: a send flag
+ *   outside FENCE, SIGNALED, SOLICITED and INLINE, inline data on a READ
+ *   or an atomic; modify_qp refuses IBV_QP_PATH_MIG_STATE (no alternate
+ *   path on RoCE).
  */
 #include <arpa/inet.h>
 #include <poll.h>
@@ -464,6 +469,113 @@ static void ud(void)
 	ibv_destroy_qp(u1);
 }
 
+struct refused {
+	enum ibv_wr_opcode op;
+	unsigned int flags;
+	const char *what;
+};
+
+static const struct refused not_supported[] = {
+	{ IBV_WR_SEND, IBV_SEND_IP_CSUM, "SEND with IBV_SEND_IP_CSUM" },
+	{ IBV_WR_SEND, 1U << 5, "SEND with the unknown flag 1 << 5" },
+	{ IBV_WR_RDMA_WRITE, 1U << 31, "RDMA_WRITE with the flag 1 << 31" },
+	{ IBV_WR_RDMA_READ, IBV_SEND_INLINE, "RDMA_READ with IBV_SEND_INLINE" },
+	{ IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_SEND_INLINE,
+	  "FETCH_AND_ADD with IBV_SEND_INLINE" },
+	{ IBV_WR_ATOMIC_CMP_AND_SWP, IBV_SEND_INLINE,
+	  "CMP_AND_SWP with IBV_SEND_INLINE" },
+};
+
+/* r through ibv_wr_*: the status of ibv_wr_complete(). */
+static int wr_refused(const struct refused *r, uint64_t id)
+{
+	ibv_wr_start(xa);
+	xa->wr_id = id;
+	xa->wr_flags = IBV_SEND_SIGNALED | r->flags;
+	switch (r->op) {
+	case IBV_WR_SEND:
+		ibv_wr_send(xa);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		ibv_wr_rdma_write(xa, rmr->rkey, IOVA);
+		break;
+	case IBV_WR_RDMA_READ:
+		ibv_wr_rdma_read(xa, rmr->rkey, IOVA);
+		break;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		ibv_wr_atomic_fetch_add(xa, rmr->rkey, IOVA, 1);
+		break;
+	default:
+		ibv_wr_atomic_cmp_swp(xa, rmr->rkey, IOVA, 0, 1);
+		break;
+	}
+	ibv_wr_set_sge(xa, lmr->lkey, (uintptr_t)loc, 8);
+	return ibv_wr_complete(xa);
+}
+
+static void refusals(void)
+{
+	struct ibv_sge sge = { (uintptr_t)loc, 8, lmr->lkey };
+	struct ibv_qp_attr attr = { .path_mig_state = IBV_MIG_MIGRATED };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_init_attr init;
+	struct ibv_wc wc, rwc;
+	size_t i;
+	int ret;
+
+	post_recv(qb, 200, RCV_LEN);
+	for (i = 0; i < sizeof(not_supported) / sizeof(not_supported[0]); i++) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 300 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = not_supported[i].op;
+		wr.send_flags = IBV_SEND_SIGNALED | not_supported[i].flags;
+		if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+		    wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+			wr.wr.atomic.remote_addr = IOVA;
+			wr.wr.atomic.rkey = rmr->rkey;
+		} else {
+			wr.wr.rdma.remote_addr = IOVA;
+			wr.wr.rdma.rkey = rmr->rkey;
+		}
+		bad = NULL;
+		ret = ibv_post_send(qa, &wr, &bad);
+		tl_check(ret == EINVAL && bad == &wr,
+			 "ibv_post_send of a %s: EINVAL at the post (%d)",
+			 not_supported[i].what, ret);
+		ret = wr_refused(&not_supported[i], 400 + i);
+		tl_check(ret == EINVAL,
+			 "ibv_wr_* of a %s: ibv_wr_complete fails with EINVAL (%d)",
+			 not_supported[i].what, ret);
+	}
+	ibv_wr_start(xa);
+	xa->wr_id = 450;
+	xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(xa, rmr->rkey, IOVA);
+	ibv_wr_set_inline_data(xa, loc, 8);
+	ret = ibv_wr_complete(xa);
+	tl_check(ret == EINVAL,
+		 "ibv_wr_set_inline_data on an RDMA_READ: EINVAL (%d)", ret);
+	tl_check(!tl_wait_wc(cqa, &wc, 1) && !tl_wait_wc(cqb, &rwc, 1) &&
+		 rem_as_wanted() && rcv_holds("", 0),
+		 "nothing refused was sent: no completion on either side, the memory unchanged");
+
+	start(xa, 460, 0);
+	ibv_wr_send(xa);
+	ibv_wr_set_sge(xa, lmr->lkey, (uintptr_t)loc, 8);
+	complete(xa);
+	tl_check(done(cqa, 460, IBV_WC_SEND, &wc) &&
+		 done(cqb, 200, IBV_WC_RECV, &rwc) && rcv_holds(loc, 8),
+		 "after the refusals the QP sends: the 8 bytes arrive");
+
+	ret = ibv_modify_qp(qa, &attr, IBV_QP_PATH_MIG_STATE);
+	tl_check(ret == EINVAL && !ibv_query_qp(qa, &attr, IBV_QP_STATE, &init) &&
+		 attr.qp_state == IBV_QPS_RTS,
+		 "modify_qp with IBV_QP_PATH_MIG_STATE: EINVAL, the QP stays in RTS (%d)",
+		 ret);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -508,6 +620,7 @@ int main(int argc, char **argv)
 	windows();
 	solicited();
 	ud();
+	refusals();
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);

@@ -3,7 +3,7 @@
 # ibv_rc_pingpong and perftest clients; packets handed over to a QP of the
 # running worker and, with the switch shortcut_hand_over=0 (debugfs),
 # queued as descriptors.
-# vm-checks: 96
+# vm-checks: 112
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -312,6 +312,12 @@ static int sroce_check_modify(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
 		return -EINVAL;
+	/*
+	 * RoCE has no alternate path (the core refuses IB_QP_ALT_PATH on
+	 * it), so there is no migration state to load or arm: refused.
+	 */
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
+		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
 		return -EINVAL;
 	if ((mask & IB_QP_AV) &&

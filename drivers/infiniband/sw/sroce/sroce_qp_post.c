@@ -54,7 +54,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		return -ENOMEM;
 	if (wr->opcode >= ARRAY_SIZE(sroce_wr_opcode) ||
 	    (wr->opcode != IB_WR_SEND && !sroce_wr_opcode[wr->opcode]) ||
-	    !(qp->sq.lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])))
+	    !(qp->sq.lim.opcodes & BIT(sroce_wr_opcode[wr->opcode])) ||
+	    !sroce_wqe_flags_ok(sroce_wr_opcode[wr->opcode], wr->send_flags))
 		return -EINVAL;
 	if (wr->num_sge > qp->sq.lim.max_sge)
 		return -EINVAL;
