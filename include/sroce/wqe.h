@@ -24,14 +24,18 @@
 
 /* Send opcodes each QP type accepts (bits of enum sroce_wqe_opcode). */
 #define SROCE_WQE_OPS_UD (BIT(SROCE_WQE_SEND) | BIT(SROCE_WQE_SEND_IMM))
+/*
+ * UC takes the local operations (LOCAL_INV, BIND_MW) but no SEND with
+ * invalidate: IBTA defines no UC opcode that carries an invalidation.
+ */
 #define SROCE_WQE_OPS_UC                                                \
 	(SROCE_WQE_OPS_UD | BIT(SROCE_WQE_RDMA_WRITE) |                 \
-	 BIT(SROCE_WQE_RDMA_WRITE_IMM))
+	 BIT(SROCE_WQE_RDMA_WRITE_IMM) | BIT(SROCE_WQE_LOCAL_INV) |     \
+	 BIT(SROCE_WQE_BIND_MW))
 #define SROCE_WQE_OPS_RC                                                \
 	(SROCE_WQE_OPS_UC | BIT(SROCE_WQE_RDMA_READ) |                  \
 	 BIT(SROCE_WQE_ATOMIC_CMP_SWP) | BIT(SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 BIT(SROCE_WQE_LOCAL_INV) | BIT(SROCE_WQE_SEND_INV) |           \
-	 BIT(SROCE_WQE_BIND_MW))
+	 BIT(SROCE_WQE_SEND_INV))
 /* A kernel RC QP also registers fast-registration MRs. */
 #define SROCE_WQE_OPS_RC_KERNEL (SROCE_WQE_OPS_RC | BIT(SROCE_WQE_REG_MR))
 

@@ -37,12 +37,12 @@ _Static_assert(IBV_SEND_FENCE == SROCE_VERBS_SEND_FENCE &&
 #define SROCE_WQE_OPS_UD ((1U << SROCE_WQE_SEND) | (1U << SROCE_WQE_SEND_IMM))
 #define SROCE_WQE_OPS_UC                                                      \
 	(SROCE_WQE_OPS_UD | (1U << SROCE_WQE_RDMA_WRITE) |                    \
-	 (1U << SROCE_WQE_RDMA_WRITE_IMM))
+	 (1U << SROCE_WQE_RDMA_WRITE_IMM) | (1U << SROCE_WQE_LOCAL_INV) |     \
+	 (1U << SROCE_WQE_BIND_MW))
 #define SROCE_WQE_OPS_RC                                                      \
 	(SROCE_WQE_OPS_UC | (1U << SROCE_WQE_RDMA_READ) |                     \
 	 (1U << SROCE_WQE_ATOMIC_CMP_SWP) | (1U << SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 (1U << SROCE_WQE_LOCAL_INV) | (1U << SROCE_WQE_SEND_INV) |             \
-	 (1U << SROCE_WQE_BIND_MW))
+	 (1U << SROCE_WQE_SEND_INV))
 
 struct sroce_device {
 	struct verbs_device vdev;

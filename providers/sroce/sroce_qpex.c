@@ -15,7 +15,8 @@
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define SROCE_SEND_OPS_UC                                                     \
 	(SROCE_SEND_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                      \
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_LOCAL_INV |      \
+	 IBV_QP_EX_WITH_BIND_MW)
 #define SROCE_SEND_OPS                                                        \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \

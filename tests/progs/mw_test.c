@@ -14,7 +14,11 @@
  *   no lkey; a deallocated window's key is dead;
  * - atomics through zero-based windows: one on aligned memory adds, one
  *   whose aligned offset lands on memory that is not 8-byte aligned is
- *   refused (IBV_WC_REM_INV_REQ_ERR) and changes nothing.
+ *   refused (IBV_WC_REM_INV_REQ_ERR) and changes nothing;
+ * - on UC QPs: binds of both types and LOCAL_INV work as on RC (a WRITE
+ *   through a bound window lands, one through an invalidated key lands
+ *   nowhere); SEND with invalidate is refused at the post (no UC opcode
+ *   carries it).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -449,6 +453,101 @@ static void atomic_alignment(void)
 	ibv_dealloc_mw(ok);
 }
 
+/* qp[0] owns the windows, as in make_pair(), over UC. */
+static void make_uc_pair(struct tl_rc_pair *p)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_UC, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_LOCAL_INV |
+				  IBV_QP_EX_WITH_RDMA_WRITE,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct tl_rc_conn c = { .dgid = &gid, .sgid_index = gid_index,
+				.sq_psn = 7, .rq_psn = 7,
+				.access = IBV_ACCESS_REMOTE_WRITE };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		p->cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		init.send_cq = init.recv_cq = p->cq[i];
+		p->qp[i] = p->cq[i] ? ibv_create_qp_ex(ctx, &init) : NULL;
+		if (!p->qp[i])
+			tl_die("creating a UC QP");
+	}
+	c.dest_qpn = p->qp[1]->qp_num;
+	if (tl_connect_uc(p->qp[0], &c))
+		tl_die("connecting a UC QP");
+	c.dest_qpn = p->qp[0]->qp_num;
+	if (tl_connect_uc(p->qp[1], &c))
+		tl_die("connecting a UC QP");
+}
+
+/* Up to 5 s for holds(off, len): a UC WRITE's sender learns nothing. */
+static bool lands(uint32_t off, uint32_t len)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (holds(off, len))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void uc_windows(void)
+{
+	struct ibv_mw *mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	struct ibv_mw *mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	struct ibv_sge sge = { (uintptr_t)src, 16, src_mr->lkey };
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_INV,
+				  .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct tl_rc_pair p;
+	uint32_t key;
+	int st;
+
+	if (!mw1 || !mw2)
+		tl_die("ibv_alloc_mw");
+	make_uc_pair(&p);
+	memset(buf, 0x5a, LEN);
+	st = bind1(&p, mw1, info(mr, 4096, 4096, IBV_ACCESS_REMOTE_WRITE));
+	tl_check(!st, "UC: a type 1 window is bound (%d)", st);
+	st = peer_op(&p, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 4096 + 64,
+		     mw1->rkey, 1000);
+	tl_check(!st && lands(4096 + 64, 1000),
+		 "UC: a WRITE through it lands there only (%d)", st);
+
+	key = ibv_inc_rkey(mw2->rkey);
+	st = bind2(&p, mw2, key, info(mr, 12288, 2048, IBV_ACCESS_REMOTE_WRITE |
+				      IBV_ACCESS_ZERO_BASED), true);
+	tl_check(!st, "UC: a type 2 window is bound to the QP (%d)", st);
+	memset(buf, 0x5a, LEN);
+	st = peer_op(&p, IBV_WR_RDMA_WRITE, 100, key, 500);
+	tl_check(!st && lands(12288 + 100, 500),
+		 "UC: a WRITE at its offset 100 lands at 12288 + 100 (%d)", st);
+	st = local_inv(&p, key);
+	tl_check(!st, "UC: LOCAL_INV of the type 2 window completes (%d)", st);
+	memset(buf, 0x5a, LEN);
+	st = peer_op(&p, IBV_WR_RDMA_WRITE, 100, key, 500);
+	usleep(500000);
+	tl_check(!st && untouched_but(0, 0),
+		 "UC: a WRITE through the invalidated key lands nowhere (%d)",
+		 st);
+
+	wr.invalidate_rkey = key;
+	st = ibv_post_send(p.qp[1], &wr, &bad);
+	tl_check(st == EINVAL, "UC: SEND_WITH_INV is refused at the post (%d)",
+		 st);
+	tl_rc_pair_destroy(&p);
+	tl_check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2),
+		 "UC: windows deallocated");
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -479,6 +578,7 @@ int main(int argc, char **argv)
 	type2(false);
 	type2(true);
 	atomic_alignment();
+	uc_windows();
 
 	ibv_dereg_mr(src_mr);
 	ibv_dereg_mr(mr);

@@ -6,7 +6,7 @@
 # with them. ibv_rereg_mr in every mode (mr_rereg); memory windows of
 # type 1 and 2 (mw_test), and a type 1 window rebound between two MRs
 # while a peer accesses it (mw_race; SROCE_TEST_RACE_SECONDS, default 5).
-# vm-checks: 93
+# vm-checks: 101
 . ./lib.sh
 KMOD=$SROCE_TOP/tests/kmod/sroce_frwr_test.ko
 make_veth v0 1
