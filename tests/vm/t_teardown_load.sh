@@ -23,7 +23,9 @@ for i in $(seq 1 "$cycles"); do
 			> /dev/null 2>&1 &
 		pids+=($!)
 	done
-	sleep 0.5
+	# The clients once their servers listen (the debug kernel is slow).
+	wait_for 20 tcp_listening 18515
+	wait_for 20 tcp_listening 18516
 	for bw in ib_write_bw ib_send_bw; do
 		$bw -d sroce0 -x 1 -F -D 5 -q 4 -p "$((18513 + ${#pids[@]}))" \
 			127.0.0.1 > /dev/null 2>&1 &
