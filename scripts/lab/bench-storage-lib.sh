@@ -106,13 +106,32 @@ storage_add() {
 	r_all[$1.$2]="${r_all[$1.$2]:-}${r_all[$1.$2]:+ }${3:-fail}"
 }
 
+# sroce_counts: the counters of sroce0 that say how its workers ran,
+# "NAME VALUE" a line.
+sroce_counts() {
+	local c
+	for c in sleeps kicks worker_poll_hits tx_packets rx_packets cq_events; do
+		echo "$c $(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$c)"
+	done
+}
+
+# sroce_per_io BEFORE IOS: what sroce_counts moved by since BEFORE, per
+# I/O (the job's ramp counts in the moves, not in IOS).
+sroce_per_io() {
+	paste -d ' ' <(echo "$1") <(sroce_counts) |
+		awk -v n="$2" '{ printf "%s %.2f ", $1, ($4 - $2) / (n ? n : 1) }'
+}
+
 # host_jobs KEY DEV [ROUND]: every job of the table on namespace DEV,
-# into r_all[KEY.*].
+# into r_all[KEY.*]; for sroce also what its workers did per QD1 I/O.
 host_jobs() {
-	local key=$1 dev=$2 round=${3:-1} out
+	local key=$1 dev=$2 round=${3:-1} out c0=
+	[ "$key" = sroce ] && c0=$(sroce_counts)
 	out=$(job "$dev" qd1 --rw=randread --bs=4k --iodepth=1)
 	storage_add "$key" p50 "$(awk '{ print $3 }' <<<"$out")"
 	storage_add "$key" p99 "$(awk '{ print $4 }' <<<"$out")"
+	[ -n "$c0" ] && [ -n "$out" ] && echo "# sroce, round $round: QD1 per I/O" \
+		"on this VM: $(sroce_per_io "$c0" "$(awk '{ print $6 }' <<<"$out")")"
 	out=$(job "$dev" qd32 --rw=randread --bs=4k --iodepth=32)
 	storage_add "$key" iops "$(awk '{ print $1 }' <<<"$out")"
 	storage_add "$key" cpu "$(awk '{ print $5 }' <<<"$out")"
