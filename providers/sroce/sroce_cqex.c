@@ -134,9 +134,13 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 	struct sroce_cq *cq;
 	int ret;
 
+	/* Of the creation flags, the kernel takes IGNORE_OVERRUN. */
 	if ((attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 				 IBV_CQ_INIT_ATTR_MASK_PD)) ||
-	    (attr->wc_flags & ~SROCE_WC_FLAGS)) {
+	    (attr->wc_flags & ~SROCE_WC_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+			      IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

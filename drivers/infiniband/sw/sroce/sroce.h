@@ -180,6 +180,7 @@ struct sroce_cq {
 	u32 armed_seq;		/* last cq_arm sequence that raised an event */
 	u32 kernel_arm_seq;	/* kernel CQs: the sequence req_notify uses */
 	bool overflowed;
+	bool ignore_overrun;	/* IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN: no CQ_ERR */
 	bool is_user;
 	/* Completion events: on event_cpu, the CPU of the CQ's vector. */
 	int event_cpu;

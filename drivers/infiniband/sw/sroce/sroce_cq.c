@@ -7,7 +7,8 @@
  * a system call, kernel consumers through sroce_poll_cq(). Rules:
  * - a CQE's owner byte is written last, with release semantics;
  * - the consumer index is untrusted: a producer that finds the ring full
- *   drops the CQE, marks the CQ overflowed and raises IB_EVENT_CQ_ERR once;
+ *   drops the CQE, marks the CQ overflowed and raises IB_EVENT_CQ_ERR once
+ *   (none for a CQ created to ignore overruns, whose consumer sized it);
  * - arming is a store of a new sequence into hdr->cq_arm; the producer
  *   raises one completion event per new sequence it sees.
  */
@@ -28,7 +29,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u64 offset;
 	int err;
 
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
 		return -EINVAL;
@@ -47,6 +48,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	sroce_cq_events_init(cq, attr->comp_vector);
 	cq->ibcq.cqe = (1 << log_slots) - 1;
 	cq->is_user = !!udata;
+	cq->ignore_overrun = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,

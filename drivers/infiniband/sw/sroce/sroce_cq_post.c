@@ -163,7 +163,7 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
 	spin_lock_irqsave(&cq->lock, flags);
 	consumer = sroce_ring_read_index(&q->hdr->consumer);
 	if (q->index - consumer >= sroce_queue_slots(q)) {
-		overflow = !cq->overflowed;
+		overflow = !cq->overflowed && !cq->ignore_overrun;
 		cq->overflowed = true;
 		goto unlock;
 	}
