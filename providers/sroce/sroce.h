@@ -335,6 +335,11 @@ struct sroce_cmd_create_srq_resp {
 	struct sroce_create_srq_resp drv;
 };
 
+struct sroce_cmd_modify_srq {
+	struct ibv_modify_srq ibv_cmd;
+	struct sroce_modify_srq_req drv;
+};
+
 struct sroce_cmd_alloc_pd_resp {
 	struct ib_uverbs_alloc_pd_resp ibv_resp;
 	struct sroce_alloc_pd_resp drv;

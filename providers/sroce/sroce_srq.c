@@ -2,8 +2,8 @@
 /*
  * Shared receive queues: the kernel allocates the ring (receive WQEs, as
  * an RQ has) and this provider maps it; posting writes WQEs and publishes
- * the producer index with no system call. Changing the limit, querying
- * and destroying are commands.
+ * the producer index with no system call. Changing the limit or the size,
+ * querying and destroying are commands.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,12 +45,55 @@ err_free:
 	return NULL;
 }
 
-int sroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+/*
+ * A resize holds the ring's lock, so no post runs while the kernel moves
+ * the WQEs not yet taken to the new ring (producer index their number).
+ */
+static int sroce_resize_srq(struct sroce_srq *srq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct sroce_create_srq_resp ring = {};
+	struct sroce_cmd_modify_srq cmd = {};
+	struct sroce_ring *r = &srq->ring;
+	void *map;
+	int ret;
+
+	cmd.drv.resp_addr = (uintptr_t)&ring;
+	pthread_spin_lock(&r->lock);
+	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+	map = mmap(NULL, ring.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   srq->ibv_srq.context->cmd_fd, ring.mmap_offset);
+	if (map == MAP_FAILED) {
+		/* The kernel moved on already: this SRQ takes no more posts. */
+		ret = errno;
+		r->log_slots = 0;
+		r->index = load_acquire(&r->hdr->consumer) + 1;
+		goto out;
+	}
+	munmap(r->map, r->map_len);
+	r->map = map;
+	r->map_len = ring.mmap_len;
+	r->hdr = map;
+	r->slots = (uint8_t *)map + SROCE_QUEUE_SLOTS_OFFSET;
+	r->log_slots = ring.log_slots;
+	r->log_slot_size = ring.log_slot_size;
+	r->index = load_acquire(&r->hdr->producer);
+out:
+	pthread_spin_unlock(&r->lock);
+	return ret;
+}
+
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
 	struct ibv_modify_srq cmd = {};
 
-	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return sroce_resize_srq(to_ssrq(ibsrq), attr, attr_mask);
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
 int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

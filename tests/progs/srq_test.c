@@ -12,7 +12,12 @@
  * - a QP in the error state raises IBV_EVENT_QP_LAST_WQE_REACHED; an SRQ
  *   in use cannot be destroyed;
  * - hostile: an SRQ producer index the process cannot have written fails
- *   the QP that takes from it (white box: the provider's SRQ ring).
+ *   the QP that takes from it (white box: the provider's SRQ ring);
+ * - resize (IBV_SRQ_MAX_WR): the WQEs posted and not yet taken move to
+ *   the new ring and take the next messages in order, the new size takes
+ *   posts the old could not, a size below what is posted or over
+ *   max_srq_wr is refused and changes nothing, and resizes while
+ *   messages arrive lose and reorder none.
  */
 #include <poll.h>
 #include <stdbool.h>
@@ -338,6 +343,112 @@ static void ud_uc(void)
 	ibv_destroy_cq(rcq);
 }
 
+/* Sends n messages, sequence numbers first, first + 1, ... (n <= 64). */
+static int send_n(struct ibv_qp *snd, int first, int n)
+{
+	uint8_t *src = buf + NQP * NMSG * SLOT;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (send_msg(snd, 1, (first + i) & 0xff, src + i * SLOT, NULL, 0))
+			return -1;
+	return 0;
+}
+
+/*
+ * Waits for n messages sent by send_n(first) and their sends, and checks
+ * that they took the SRQ's WQEs wr_id want, want + 1, ... in order, with
+ * their data.
+ */
+static int recv_n(struct ibv_cq *cq, int first, int n, uint64_t want)
+{
+	int sends = 0, recvs = 0, s, seq;
+	struct ibv_wc wc;
+
+	while (recvs + sends < 2 * n && tl_wait_wc(cq, &wc, 10)) {
+		if (wc.status)
+			return -1;
+		if (wc.opcode != IBV_WC_RECV) {
+			sends++;
+			continue;
+		}
+		if (wc.wr_id != want + recvs || wc.byte_len != MSG_LEN ||
+		    !msg_ok(buf + wc.wr_id * SLOT, &s, &seq) || s != 1 ||
+		    seq != ((first + recvs) & 0xff))
+			return -1;
+		recvs++;
+	}
+	return recvs == n && sends == n ? 0 : -1;
+}
+
+static int stream_through(struct ibv_qp *snd, struct ibv_cq *cq, int first,
+			  int n, uint64_t want)
+{
+	return send_n(snd, first, n) ?: recv_n(cq, first, n, want);
+}
+
+static int resize_to(struct ibv_srq *srq, uint32_t max_wr)
+{
+	struct ibv_srq_attr attr = { .max_wr = max_wr };
+
+	return ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+}
+
+static void resize(void)
+{
+	struct ibv_device_attr dattr;
+	struct ibv_srq_attr attr;
+	struct ibv_qp *snd, *rcv;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	int i, bad = 0;
+	uint64_t next;
+
+	if (ibv_query_device(ctx, &dattr))
+		tl_die("ibv_query_device");
+	tl_check(dattr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE,
+		 "the device says SRQ_RESIZE");
+	srq = make_srq(8);
+	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	snd = make_qp(IBV_QPT_RC, cq, NULL);
+	rcv = make_qp(IBV_QPT_RC, cq, srq);
+	connect2(snd, rcv, false);
+	post_srq(srq, 0, 6);
+	tl_check(!stream_through(snd, cq, 0, 2, 0), "2 messages took WQEs 0-1");
+	tl_check(!resize_to(srq, 32), "resized from 8 to 32 with 4 posted");
+	tl_check(!ibv_query_srq(srq, &attr) && attr.max_wr == 32,
+		 "ibv_query_srq says 32 (%u)", attr.max_wr);
+	tl_check(!post_srq(srq, 6, 28), "28 more posted (32 in all)");
+	tl_check(!stream_through(snd, cq, 2, 32, 2),
+		 "32 messages took WQEs 2-33 in order: 4 moved, 28 new");
+	post_srq(srq, 34, 10);
+	tl_check(resize_to(srq, 4) != 0, "a resize to 4 with 10 posted fails");
+	tl_check(resize_to(srq, 0) != 0 &&
+		 resize_to(srq, dattr.max_srq_wr + 1) != 0,
+		 "sizes 0 and max_srq_wr + 1 fail");
+	tl_check(!ibv_query_srq(srq, &attr) && attr.max_wr == 32,
+		 "and the size stays 32 (%u)", attr.max_wr);
+	tl_check(!stream_through(snd, cq, 34, 10, 34),
+		 "the 10 posted take 10 messages in order");
+
+	/* Resizes while messages are on their way, taken by the worker. */
+	next = 44;
+	for (i = 0; i < 20 && !bad; i++) {
+		if (next % (NQP * NMSG) > NQP * NMSG - 6)
+			next += NQP * NMSG - next % (NQP * NMSG);
+		bad |= post_srq(srq, next % (NQP * NMSG), 6) != 0;
+		bad |= send_n(snd, (int)next, 6) != 0;
+		bad |= resize_to(srq, i & 1 ? 8 : 64) != 0;
+		bad |= recv_n(cq, (int)next, 6, next % (NQP * NMSG)) != 0;
+		next += 6;
+	}
+	tl_check(!bad, "20 resizes among 120 messages: none lost or reordered");
+	ibv_destroy_qp(snd);
+	ibv_destroy_qp(rcv);
+	tl_check(!ibv_destroy_srq(srq), "the resized SRQ is destroyed");
+	ibv_destroy_cq(cq);
+}
+
 /* A producer index far ahead of what was posted fails the taking QP. */
 static void hostile_producer(void)
 {
@@ -358,6 +469,8 @@ static void hostile_producer(void)
 	ssrq = to_ssrq(srq);
 	__atomic_store_n(&ssrq->ring.hdr->producer, ssrq->ring.index + 1000,
 			 __ATOMIC_RELEASE);
+	tl_check(resize_to(srq, 64) == EINVAL,
+		 "a resize refuses 1000 posted in a ring of 16");
 	send_msg(snd, 0, 0, buf + 64 * SLOT, NULL, 0);
 	st = tl_wait_wc(cq, &wc, 10) ? (int)wc.status : -1;
 	tl_check(st == IBV_WC_REM_OP_ERR && wc.qp_num == snd->qp_num,
@@ -395,6 +508,7 @@ int main(int argc, char **argv)
 	limit_event();
 	ud_uc();
 	hostile_producer();
+	resize();
 
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);

@@ -1,8 +1,9 @@
 # Shared receive queues on the same host: our SRQ program (RC, UC and UD
 # QPs sharing one, the limit event, LAST_WQE_REACHED, destroy rules, a
-# hostile producer index), unmodified ibv_srq_pingpong and perftest's
+# hostile producer index, resizing with WQEs posted and messages
+# arriving), unmodified ibv_srq_pingpong and perftest's
 # --use-srq; objects return to their baseline.
-# vm-checks: 32
+# vm-checks: 45
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

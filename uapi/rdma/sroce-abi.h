@@ -353,4 +353,19 @@ struct sroce_create_srq_resp {
 	__u8 reserved_70[2];
 };
 
+/*
+ * The request of an SRQ resize (ibv_modify_srq with IBV_SRQ_MAX_WR; the
+ * command has no response): the kernel writes the new ring's description
+ * (struct sroce_create_srq_resp) to resp_addr in the caller's memory,
+ * then moves the SRQ to that ring with the WQEs posted and not yet taken
+ * at its first slots (consumer index 0, producer index their number).
+ * The caller must not post while the command runs. A user SRQ is not
+ * resized without resp_addr.
+ */
+struct sroce_modify_srq_req {
+	__u32 comp_mask;
+	__u32 reserved_20;
+	__aligned_u64 resp_addr;
+};
+
 #endif /* SROCE_ABI_USER_H */

@@ -362,13 +362,15 @@ static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 
 /*
  * A shared receive queue: a ring in the receive WQE format that the QPs
- * using it take from, in whichever workers they run.
+ * using it take from, in whichever workers they run. A resize replaces
+ * the ring under both locks; a reader without them (sroce_srq_posted)
+ * holds rcu_read_lock(), and the old ring is freed after a grace period.
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
-	struct sroce_queue q;
-	spinlock_t lock;	/* takers: the consumer (q.index), limit */
-	spinlock_t kpost_lock;	/* kernel posters: the producer */
+	struct sroce_queue __rcu *ring;
+	spinlock_t lock;	/* takers: ring, its consumer (index), limit */
+	spinlock_t kpost_lock;	/* kernel posters: the producer; ring */
 	/* Armed: raise IB_EVENT_SRQ_LIMIT_REACHED below this many; 0: not. */
 	u32 limit;
 	bool is_user;

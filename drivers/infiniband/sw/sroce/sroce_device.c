@@ -55,7 +55,8 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_SRQ_RESIZE;
 	/* Windows are entries of the key table, as MRs are. */
 	attr->max_mw = sdev->lim.max_mr;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;

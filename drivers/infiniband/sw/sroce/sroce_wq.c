@@ -202,10 +202,18 @@ static u8 sroce_copy_recv(const struct sroce_queue *q,
 	return IB_WC_SUCCESS;
 }
 
+/* Lock-free (has_work): the ring is freed only after a grace period. */
 static int sroce_srq_posted(struct sroce_srq *srq)
 {
-	return sroce_ring_posted(sroce_ring_read_index(&srq->q.hdr->producer),
-				 srq->q.index, sroce_queue_slots(&srq->q));
+	const struct sroce_queue *q;
+	int posted;
+
+	rcu_read_lock();
+	q = rcu_dereference(srq->ring);
+	posted = sroce_ring_posted(sroce_ring_read_index(&q->hdr->producer),
+				   READ_ONCE(q->index), sroce_queue_slots(q));
+	rcu_read_unlock();
+	return posted;
 }
 
 /*
@@ -221,19 +229,21 @@ static u8 sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *hdr,
 		.element.srq = &srq->ibsrq,
 		.event = IB_EVENT_SRQ_LIMIT_REACHED,
 	};
+	struct sroce_queue *q;
 	bool raise = false;
 	int posted;
 	u8 status;
 
 	spin_lock(&srq->lock);
+	q = rcu_dereference_protected(srq->ring, lockdep_is_held(&srq->lock));
 	posted = sroce_srq_posted(srq);
 	if (posted <= 0) {
 		spin_unlock(&srq->lock);
 		return SROCE_RECV_NONE;
 	}
-	status = sroce_copy_recv(&srq->q, &srq->q.lim, srq->q.index, hdr, sge);
-	srq->q.index++;
-	sroce_ring_publish(&srq->q.hdr->consumer, srq->q.index);
+	status = sroce_copy_recv(q, &q->lim, q->index, hdr, sge);
+	WRITE_ONCE(q->index, q->index + 1);
+	sroce_ring_publish(&q->hdr->consumer, q->index);
 	if (srq->limit && posted - 1 < srq->limit) {
 		srq->limit = 0;
 		raise = true;
