@@ -69,6 +69,8 @@ static void sroce_abi_srq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, mmap_len), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, log_slots), 20);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_srq_resp, log_slot_size), 21);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_modify_srq_req), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_modify_srq_req, resp_addr), 8);
 }
 
 /* The opcodes a ring carries, and the REG_MR segment in place of raddr. */
