@@ -195,16 +195,26 @@ timed() {
 }
 
 
+# rx_packets_since R0 N: this device has received N packets since its
+# rx_packets counter read R0.
+rx_packets_since() {
+	[ $(($(cat /sys/class/infiniband/"$D"/ports/1/hw_counters/rx_packets) - $1)) -ge "$2" ]
+}
+
 # Teardown under wire traffic, server side: ib_write_bw serves the peer's
-# client, and a few seconds in the process is killed, the device deleted
-# or the module removed. No hang, no leak; the device comes back.
+# client, and once its WRITEs arrive (however long the client took to
+# connect) the process is killed, the device deleted or the module
+# removed. No hang, no leak; the device comes back.
 teardown_server() {
-	local how srv
+	local how srv r0
 	for how in kill link rmmod; do
+		r0=$(cat /sys/class/infiniband/"$D"/ports/1/hw_counters/rx_packets)
 		lab_timeout 60 "ib_write_bw -d $D -x $GID4 -F -D 15 -q 2" \
 			> /dev/null 2>&1 &
 		srv=$!
-		sleep 8
+		check "wire teardown ($how): the client's WRITEs arrive" \
+			wait_for 40 rx_packets_since "$r0" 200
+		sleep 2
 		case $how in
 		kill) pkill -9 -x ib_write_bw ;;
 		link) check "wire teardown: rdma link delete under traffic" \
