@@ -86,7 +86,8 @@ static void overrun(bool ignore)
 	if (!cqx)
 		tl_die("ibv_create_cq_ex");
 	scq = ibv_cq_ex_to_cq(cqx);
-	slots = scq->cqe;
+	/* The ring is a power of two; the CQ reports one less (cqe). */
+	slots = scq->cqe + 1;
 	n = slots + MORE;
 	rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	init.send_cq = scq;
