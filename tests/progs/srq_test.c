@@ -80,6 +80,20 @@ static void connect2(struct ibv_qp *a, struct ibv_qp *b, bool uc)
 		tl_die("connecting QPs");
 }
 
+/* An SRQ of max_wr, a CQ of cqe and an RC pair whose receiver takes from it. */
+static void srq_rc_pair(int max_wr, int cqe, struct ibv_srq **srq,
+			struct ibv_cq **cq, struct ibv_qp **snd,
+			struct ibv_qp **rcv)
+{
+	*srq = make_srq(max_wr);
+	*cq = ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+	if (!*cq)
+		tl_die("ibv_create_cq");
+	*snd = make_qp(IBV_QPT_RC, *cq, NULL);
+	*rcv = make_qp(IBV_QPT_RC, *cq, *srq);
+	connect2(*snd, *rcv, false);
+}
+
 static int post_srq(struct ibv_srq *srq, uint64_t first, int n)
 {
 	struct ibv_recv_wr wr, *bad;
@@ -257,11 +271,7 @@ static void limit_event(void)
 	struct ibv_wc wc;
 	int i, n = 0, t;
 
-	srq = make_srq(16);
-	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	snd = make_qp(IBV_QPT_RC, cq, NULL);
-	rcv = make_qp(IBV_QPT_RC, cq, srq);
-	connect2(snd, rcv, false);
+	srq_rc_pair(16, 64, &srq, &cq, &snd, &rcv);
 	post_srq(srq, 0, 8);
 	tl_check(!ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), "limit 4 armed");
 	attr.srq_limit = 17;
@@ -408,11 +418,7 @@ static void resize(void)
 		tl_die("ibv_query_device");
 	tl_check(dattr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE,
 		 "the device says SRQ_RESIZE");
-	srq = make_srq(8);
-	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
-	snd = make_qp(IBV_QPT_RC, cq, NULL);
-	rcv = make_qp(IBV_QPT_RC, cq, srq);
-	connect2(snd, rcv, false);
+	srq_rc_pair(8, 256, &srq, &cq, &snd, &rcv);
 	post_srq(srq, 0, 6);
 	tl_check(!stream_through(snd, cq, 0, 2, 0), "2 messages took WQEs 0-1");
 	tl_check(!resize_to(srq, 32), "resized from 8 to 32 with 4 posted");
@@ -461,11 +467,7 @@ static void hostile_producer(void)
 	struct ibv_wc wc;
 	int i, st;
 
-	srq = make_srq(16);
-	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	snd = make_qp(IBV_QPT_RC, cq, NULL);
-	rcv = make_qp(IBV_QPT_RC, cq, srq);
-	connect2(snd, rcv, false);
+	srq_rc_pair(16, 64, &srq, &cq, &snd, &rcv);
 	ssrq = to_ssrq(srq);
 	__atomic_store_n(&ssrq->ring.hdr->producer, ssrq->ring.index + 1000,
 			 __ATOMIC_RELEASE);
