@@ -206,6 +206,8 @@ int sroce_resize_cq(struct ibv_cq *cq, int cqe);
 struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr);
 void sroce_ring_unmap(struct sroce_ring *r);
+int sroce_ring_remap(struct sroce_ring *r, int fd, uint64_t offset,
+		     size_t len, uint32_t log_slots, uint32_t log_slot_size);
 int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *context,
 		 const struct sroce_create_cq_resp *drv);
 int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset, size_t len,

@@ -17,20 +17,49 @@
 #include <unistd.h>
 #include "sroce.h"
 
+/* The ring's view of a mapping of the kernel's: header, then slots. */
+static void sroce_ring_set_map(struct sroce_ring *r, void *map, size_t len,
+			       uint32_t log_slots, uint32_t log_slot_size)
+{
+	r->map = map;
+	r->map_len = len;
+	r->hdr = map;
+	r->slots = (uint8_t *)map + SROCE_QUEUE_SLOTS_OFFSET;
+	r->log_slots = log_slots;
+	r->log_slot_size = log_slot_size;
+}
+
 int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset,
 		   size_t len, uint32_t log_slots, uint32_t log_slot_size)
 {
-	r->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		      offset);
-	if (r->map == MAP_FAILED)
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 offset);
+
+	if (map == MAP_FAILED) {
+		r->map = MAP_FAILED;
 		return errno;
-	r->map_len = len;
-	r->hdr = r->map;
-	r->slots = (uint8_t *)r->map + SROCE_QUEUE_SLOTS_OFFSET;
-	r->log_slots = log_slots;
-	r->log_slot_size = log_slot_size;
+	}
+	sroce_ring_set_map(r, map, len, log_slots, log_slot_size);
 	r->index = 0;
 	pthread_spin_init(&r->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+/*
+ * Moves the ring to the kernel's new mapping after a resize and unmaps the
+ * old one; its lock and index are the caller's. On failure (errno) the
+ * ring keeps the old mapping.
+ */
+int sroce_ring_remap(struct sroce_ring *r, int fd, uint64_t offset,
+		     size_t len, uint32_t log_slots, uint32_t log_slot_size)
+{
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 offset);
+
+	if (map == MAP_FAILED)
+		return errno;
+	munmap(r->map, r->map_len);
+	sroce_ring_set_map(r, map, len, log_slots, log_slot_size);
 	return 0;
 }
 
@@ -107,8 +136,6 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_ring *r = &cq->ring;
 	struct ibv_resize_cq cmd = {};
-	void *old_map;
-	size_t old_len;
 	int ret;
 
 	pthread_spin_lock(&r->lock);
@@ -118,22 +145,12 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	if (ret)
 		goto out;
-	old_map = r->map;
-	old_len = r->map_len;
-	r->map = mmap(NULL, resp.drv.mmap_len, PROT_READ | PROT_WRITE,
-		      MAP_SHARED, ibcq->context->cmd_fd, resp.drv.mmap_offset);
-	if (r->map == MAP_FAILED) {
-		/* The kernel moved on already: this CQ cannot be polled. */
-		ret = errno;
-		r->map = old_map;
-		goto out;
-	}
-	munmap(old_map, old_len);
-	r->map_len = resp.drv.mmap_len;
-	r->hdr = r->map;
-	r->slots = (uint8_t *)r->map + SROCE_QUEUE_SLOTS_OFFSET;
-	r->log_slots = resp.drv.log_slots;
-	r->index = 0;
+	/* On failure the kernel moved on already: this CQ cannot be polled. */
+	ret = sroce_ring_remap(r, ibcq->context->cmd_fd, resp.drv.mmap_offset,
+			       resp.drv.mmap_len, resp.drv.log_slots,
+			       r->log_slot_size);
+	if (!ret)
+		r->index = 0;
 out:
 	pthread_spin_unlock(&r->lock);
 	return ret;

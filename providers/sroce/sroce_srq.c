@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "sroce.h"
 
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
@@ -55,7 +54,6 @@ static int sroce_resize_srq(struct sroce_srq *srq, struct ibv_srq_attr *attr,
 	struct sroce_create_srq_resp ring = {};
 	struct sroce_cmd_modify_srq cmd = {};
 	struct sroce_ring *r = &srq->ring;
-	void *map;
 	int ret;
 
 	cmd.drv.resp_addr = (uintptr_t)&ring;
@@ -64,22 +62,15 @@ static int sroce_resize_srq(struct sroce_srq *srq, struct ibv_srq_attr *attr,
 				 sizeof(cmd));
 	if (ret)
 		goto out;
-	map = mmap(NULL, ring.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   srq->ibv_srq.context->cmd_fd, ring.mmap_offset);
-	if (map == MAP_FAILED) {
+	ret = sroce_ring_remap(r, srq->ibv_srq.context->cmd_fd,
+			       ring.mmap_offset, ring.mmap_len, ring.log_slots,
+			       ring.log_slot_size);
+	if (ret) {
 		/* The kernel moved on already: this SRQ takes no more posts. */
-		ret = errno;
 		r->log_slots = 0;
 		r->index = load_acquire(&r->hdr->consumer) + 1;
 		goto out;
 	}
-	munmap(r->map, r->map_len);
-	r->map = map;
-	r->map_len = ring.mmap_len;
-	r->hdr = map;
-	r->slots = (uint8_t *)map + SROCE_QUEUE_SLOTS_OFFSET;
-	r->log_slots = ring.log_slots;
-	r->log_slot_size = ring.log_slot_size;
 	r->index = load_acquire(&r->hdr->producer);
 out:
 	pthread_spin_unlock(&r->lock);

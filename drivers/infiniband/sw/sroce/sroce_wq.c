@@ -202,16 +202,19 @@ static u8 sroce_copy_recv(const struct sroce_queue *q,
 	return IB_WC_SUCCESS;
 }
 
+static int sroce_srq_ring_posted(const struct sroce_queue *q)
+{
+	return sroce_ring_posted(sroce_ring_read_index(&q->hdr->producer),
+				 READ_ONCE(q->index), sroce_queue_slots(q));
+}
+
 /* Lock-free (has_work): the ring is freed only after a grace period. */
 static int sroce_srq_posted(struct sroce_srq *srq)
 {
-	const struct sroce_queue *q;
 	int posted;
 
 	rcu_read_lock();
-	q = rcu_dereference(srq->ring);
-	posted = sroce_ring_posted(sroce_ring_read_index(&q->hdr->producer),
-				   READ_ONCE(q->index), sroce_queue_slots(q));
+	posted = sroce_srq_ring_posted(rcu_dereference(srq->ring));
 	rcu_read_unlock();
 	return posted;
 }
@@ -236,7 +239,7 @@ static u8 sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *hdr,
 
 	spin_lock(&srq->lock);
 	q = rcu_dereference_protected(srq->ring, lockdep_is_held(&srq->lock));
-	posted = sroce_srq_posted(srq);
+	posted = sroce_srq_ring_posted(q);
 	if (posted <= 0) {
 		spin_unlock(&srq->lock);
 		return SROCE_RECV_NONE;
