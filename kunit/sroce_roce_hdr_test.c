@@ -173,6 +173,9 @@ static void sroce_roundtrip_test(struct kunit *test)
 
 			KUNIT_ASSERT_EQ_MSG(test, sroce_pkt_parse(buf, len, &out),
 					    SROCE_PKT_OK, "%s", info->name);
+			/* What the softirq reads before any parse. */
+			KUNIT_ASSERT_EQ(test, sroce_bth_opcode(buf), op);
+			KUNIT_ASSERT_EQ(test, sroce_bth_dest_qpn(buf), in.dest_qpn);
 			KUNIT_ASSERT_EQ_MSG(test, memcmp(&in, &out, sizeof(in)), 0,
 					    "%s round %d", info->name, round);
 		}

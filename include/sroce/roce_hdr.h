@@ -128,6 +128,8 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 				    struct sroce_pkt *pkt);
 /* The destination QP of a packet of at least IB_BTH_BYTES bytes. */
 u32 sroce_bth_dest_qpn(const u8 *buf);
+/* The opcode of a packet of at least IB_BTH_BYTES bytes. */
+u8 sroce_bth_opcode(const u8 *buf);
 /*
  * Writes the BTH and extension headers of pkt->opcode into buf (which has
  * room for the opcode's hdr_len) and returns that length, or 0 for an

@@ -110,7 +110,8 @@ storage_add() {
 # "NAME VALUE" a line.
 sroce_counts() {
 	local c
-	for c in sleeps kicks worker_poll_hits tx_packets rx_packets cq_events; do
+	for c in sleeps kicks posts_sent_inline acks_in_softirq worker_poll_hits \
+		tx_packets rx_packets cq_events; do
 		echo "$c $(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$c)"
 	done
 }

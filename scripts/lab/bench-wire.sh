@@ -65,10 +65,12 @@ fi
 
 # What sroce did per message of the 64 B write on this side: packets
 # each way, the worker's sleeps, kicks (and those left to the worker),
-# idle polls that found work, ACK requests coalesced.
+# idle polls that found work, ACK requests coalesced, ACKs taken in
+# softirq.
 msg_counters() {
 	local c
-	for c in tx_packets rx_packets sleeps kicks kicks_deferred worker_poll_hits acks_coalesced; do
+	for c in tx_packets rx_packets sleeps kicks kicks_deferred \
+		worker_poll_hits acks_coalesced acks_in_softirq; do
 		echo "$c $(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$c)"
 	done
 }

@@ -64,7 +64,7 @@ lab_check_done() {
 # - delete: this VM's device deleted; fio ends by itself and the
 #   controller goes away.
 nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
-	local role=$1 tag=$2 dev srq regs invs fault
+	local role=$1 tag=$2 dev srq regs invs inline acks fault
 	shift 2
 	if [ "$role" = serve ]; then
 		modprobe brd rd_nr=1 rd_size=65536
@@ -87,6 +87,8 @@ nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
 	modprobe nvme-rdma
 	regs=$(sroce_stat fast_regs)
 	invs=$(sroce_stat invalidates)
+	inline=$(sroce_stat posts_sent_inline)
+	acks=$(sroce_stat acks_in_softirq)
 	for _ in $(seq 1 120); do
 		nvme_attach "$NQN" rdma "$PEER4" 4420 2> /dev/null && break
 		sleep 1
@@ -102,6 +104,19 @@ nvme_phase() {	# nvme_phase ROLE TAG [FAULT...]
 		check "$tag: the host registered with REG_MR and its keys were invalidated remotely" \
 			test $(($(sroce_stat fast_regs) - regs)) -gt 100 -a \
 			$(($(sroce_stat invalidates) - invs)) -gt 100
+	# fio submits from its own task, where nvme-rdma posts: with the
+	# worker asleep between QD1 I/Os, the post sends the command itself,
+	# and the command's ACK, which comes before the target's answer, is
+	# taken in the softirq it arrives in (Documentation/architecture.rst).
+	if [ "$NDEV" != rxe ]; then
+		inline=$(($(sroce_stat posts_sent_inline) - inline))
+		acks=$(($(sroce_stat acks_in_softirq) - acks))
+		echo "# $tag: $inline posts sent from the submitting task, $acks ACKs taken in softirq"
+		check "$tag: the host's posts sent their commands from the submitting task ($inline)" \
+			test "$inline" -gt 100
+		check "$tag: the host took its commands' ACKs in softirq ($acks)" \
+			test "$acks" -gt 100
+	fi
 	check "$tag: nvme disconnect" nvme_detach "$NQN"
 	[ "$NDEV" = rxe ] ||
 		check "$tag: host objects released" wait_for 30 objects_gone pooled-cqs

@@ -17,7 +17,8 @@ rx_drop_address rx_drop_replay shortcut_drop_peer shortcut_hand_overs
 shortcut_answers_back qp_ring_errors fast_regs invalidates rx_bad_invalidate
 tx_bytes rx_bytes error_naks_sent seq_naks_received rnr_naks_received
 error_naks_received worker_releases cq_events keys_revoked kicks_deferred
-cq_events_held worker_poll_hits acks_coalesced"
+cq_events_held worker_poll_hits acks_coalesced posts_sent_inline
+acks_in_softirq"
 
 # nl_counters DEV: "NAME VALUE" lines of DEV's port 1, through netlink.
 nl_counters() {

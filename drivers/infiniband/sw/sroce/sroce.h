@@ -285,6 +285,16 @@ struct sroce_mr {
 #define SROCE_WORKER_KICK_NOTED 0
 /* The bit a wake sets before it wakes a worker that said it sleeps. */
 #define SROCE_WORKER_WOKEN 1
+/*
+ * The pass bit: whoever holds it may change the engine state of the
+ * worker's QPs. Every holder of worker->lock takes it right after the
+ * lock and gives it back right before unlocking (sroce_worker_lock(),
+ * sroce_worker_mutex_unlock()), and keeps it while it sleeps; a softirq
+ * that takes an ACK at once (sroce_engine_take_now()) only tries it, and
+ * holds it for one packet without sleeping. So a lock holder waits for
+ * it at most that long, and a softirq never waits.
+ */
+#define SROCE_WORKER_PASS 2
 
 /*
  * An engine worker: owns a set of QPs and runs their contexts. This is
@@ -313,15 +323,61 @@ struct sroce_worker {
 	/* The shortcut is handing a packet over (sroce_shortcut.c); runner only. */
 	bool handing_over;
 	/* A kick found the lock taken: a kicking runner goes again. */
-	unsigned long pending;	/* bits SROCE_WORKER_KICK_NOTED, _WOKEN */
+	unsigned long pending;	/* bits SROCE_WORKER_KICK_NOTED, _WOKEN, _PASS */
 	/*
 	 * A QP's wire work waited for the TX socket during the last check
 	 * before sleeping: the stack frees our skbs without telling us, so
 	 * the worker then sleeps a jiffy at most. Written under lock.
 	 */
 	bool tx_blocked;
+	/*
+	 * The running pass may not sleep: a kernel poster's own pass, run
+	 * with preemption off, or a softirq's ACK (sroce_engine_nowake.c).
+	 * Its allocations then take atomic reserves (sroce_pass_gfp). The
+	 * pass bit's holder only.
+	 */
+	bool atomic_pass;
 	struct sroce_cq_events cq_events;	/* runner only */
 };
+
+/* Takes w's pass bit, which a softirq may hold for one packet. */
+static inline void sroce_worker_claim(struct sroce_worker *w)
+{
+	while (test_and_set_bit_lock(SROCE_WORKER_PASS, &w->pending))
+		cpu_relax();
+}
+
+static inline void sroce_worker_release(struct sroce_worker *w)
+{
+	clear_bit_unlock(SROCE_WORKER_PASS, &w->pending);
+}
+
+static inline void sroce_worker_lock(struct sroce_worker *w)
+{
+	mutex_lock(&w->lock);
+	sroce_worker_claim(w);
+}
+
+static inline bool sroce_worker_trylock(struct sroce_worker *w)
+{
+	if (!mutex_trylock(&w->lock))
+		return false;
+	sroce_worker_claim(w);
+	return true;
+}
+
+/* Unlocks w; its holders look for a kick's note (sroce_worker_unlock). */
+static inline void sroce_worker_mutex_unlock(struct sroce_worker *w)
+{
+	sroce_worker_release(w);
+	mutex_unlock(&w->lock);
+}
+
+/* The allocation flags of w's running pass (see atomic_pass). */
+static inline gfp_t sroce_pass_gfp(const struct sroce_worker *w)
+{
+	return w->atomic_pass ? GFP_ATOMIC | __GFP_NOWARN : GFP_KERNEL;
+}
 
 /*
  * How a segment's addr is read. Never derived from a key or any other
@@ -586,6 +642,7 @@ void sroce_engine_stop(struct sroce_dev *sdev);
 void sroce_engine_switches(struct dentry *dir);
 void sroce_worker_unlock(struct sroce_worker *w);
 void sroce_engine_run(struct sroce_qp *qp);
+bool sroce_engine_post_inline(struct sroce_qp *qp);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_reset_qp(struct sroce_qp *qp);
 void sroce_engine_qp_to_reset(struct sroce_qp *qp);

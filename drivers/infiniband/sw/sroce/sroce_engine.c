@@ -14,7 +14,9 @@
  * issues a full barrier, checks every QP once more and only then sleeps. A
  * producer publishes its work, issues a full barrier and wakes the worker
  * only if the flag is set (sroce_wake.h). A kick is a user QP's system
- * call that runs the worker's passes itself (sroce_engine_run).
+ * call that runs the worker's passes itself (sroce_engine_run); a kernel
+ * ULP's post on the wire runs its own QP's work itself while the worker
+ * sleeps (sroce_engine_post_inline).
  *
  * Passes carry block I/O (NVMe-oF, iSER, SRP, NFS over RDMA), so they run
  * with I/O reclaim off (PF_MEMALLOC_NOIO): an allocation in a pass that
@@ -106,6 +108,7 @@ void sroce_engine_switches(struct dentry *dir)
 	debugfs_create_bool("worker_bind", 0600, dir, &worker_bind);
 	debugfs_create_u32("worker_release_batch", 0600, dir,
 			   &worker_release_batch);
+	sroce_engine_nowake_switches(dir);
 }
 
 #define SROCE_BIND_WINDOW_NS (10 * NSEC_PER_MSEC)
@@ -125,7 +128,7 @@ void sroce_engine_switches(struct dentry *dir)
 
 /* Workers ---------------------------------------------------------------- */
 
-static int sroce_qp_run(struct sroce_qp *qp)
+int sroce_engine_run_qp(struct sroce_qp *qp)
 {
 	const struct sroce_transport *t = qp->transport;
 	int budget = SROCE_QP_BUDGET;
@@ -150,15 +153,6 @@ static int sroce_qp_run(struct sroce_qp *qp)
 		break;
 	}
 	return done + SROCE_QP_BUDGET - budget;
-}
-
-static __always_inline bool sroce_qp_has_work(struct sroce_qp *qp)
-{
-	if (qp->transport->has_work(qp))
-		return true;
-	/* What sroce_wq_flush() would flush, or an SRQ event to raise. */
-	return READ_ONCE(qp->state) == IB_QPS_ERR &&
-	       (sroce_wq_flush_pending(qp) || (qp->srq && !qp->srq_last_wqe));
 }
 
 /* Drops what is queued to the QP: at reset and at destroy. */
@@ -214,14 +208,14 @@ void sroce_engine_qp_to_reset(struct sroce_qp *qp)
 /* Runs qp, then the peers its run queued work to, in that order. */
 static int sroce_qp_process(struct sroce_worker *w, struct sroce_qp *qp)
 {
-	int done = sroce_qp_run(qp);
+	int done = sroce_engine_run_qp(qp);
 	unsigned int hop;
 
 	for (hop = 0; hop < SROCE_CHASE_HOPS && w->queued_to; hop++) {
 		qp = w->queued_to;
 		w->queued_to = NULL;
 		if (sroce_qp_has_work(qp))
-			done += sroce_qp_run(qp);
+			done += sroce_engine_run_qp(qp);
 	}
 	w->queued_to = NULL;	/* the pass's order reaches it */
 	sroce_cq_events_release(&w->cq_events);
@@ -280,9 +274,9 @@ static bool sroce_worker_run_locked(struct sroce_worker *w, int max_passes)
  * Every holder of a worker's lock honours the notes that kicks leave while
  * it holds it (see sroce_engine_run): after unlocking it looks for one.
  */
-static bool sroce_worker_unlock_noted(struct sroce_worker *w)
+bool sroce_worker_unlock_noted(struct sroce_worker *w)
 {
-	mutex_unlock(&w->lock);
+	sroce_worker_mutex_unlock(w);
 	smp_mb();	/* unlocked, then the note; pairs with sroce_engine_run */
 	return test_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 }
@@ -341,7 +335,7 @@ static void sroce_worker_review_binding(struct sroce_worker *w, u64 now,
 	/* Changed under w->lock; a stale read delays a review by a window. */
 	if (!data_race(ew->num_binding_qps))
 		return;
-	mutex_lock(&w->lock);
+	sroce_worker_lock(w);
 	passes = ew->bind_passes;
 	work = ew->bind_work;
 	ew->bind_passes = 0;
@@ -385,7 +379,7 @@ static int sroce_worker_fn(void *arg)
 	while (!kthread_should_stop()) {
 		sroce_worker_review_binding(w, local_clock(), idled_a_window);
 		idled_a_window = false;
-		mutex_lock(&w->lock);
+		sroce_worker_lock(w);
 		/* This pass reads every ring: it serves any kick's note. */
 		clear_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 		smp_mb__after_atomic();	/* the note, then the rings */
@@ -417,7 +411,7 @@ static int sroce_worker_fn(void *arg)
 		clear_bit(SROCE_WORKER_WOKEN, &w->pending);
 		WRITE_ONCE(*status, SROCE_WORKER_NEED_WAKEUP);
 		smp_mb();	/* flag, then re-check; pairs with producers */
-		mutex_lock(&w->lock);
+		sroce_worker_lock(w);
 		w->tx_blocked = false;
 		idle = !sroce_worker_has_work_locked(w);
 		tx_blocked = w->tx_blocked;
@@ -499,7 +493,7 @@ void sroce_engine_run(struct sroce_qp *qp)
 	set_bit(SROCE_WORKER_KICK_NOTED, &w->pending);
 	smp_mb__after_atomic();	/* the note, then the lock; pairs below */
 	for (round = 0; round < SROCE_KICK_ROUNDS; round++) {
-		if (!mutex_trylock(&w->lock))
+		if (!sroce_worker_trylock(w))
 			return;	/* the holder finds the note */
 		if (!sroce_worker_kick_may_run(w)) {
 			sroce_stat_add(qp->sdev, SROCE_STAT_KICKS_DEFERRED, 1);

@@ -2,14 +2,16 @@
 /*
  * The engine's own state of a worker: what it counts of the worker's QPs
  * to place new ones and to decide whose kicks may run it, and the
- * binding to the CPU of its vector. Only the engine's files include this;
- * the layers below see struct sroce_worker (sroce.h), which is embedded
- * here as pub, and never these counts.
+ * binding to the CPU of its vector, and what the engine's files share.
+ * Only the engine's files include this; the layers below see struct
+ * sroce_worker (sroce.h), which is embedded here as pub, and never these
+ * counts.
  */
 #ifndef SROCE_ENGINE_H
 #define SROCE_ENGINE_H
 
 #include "sroce.h"
+#include "sroce_transport.h"
 
 struct sroce_engine_worker {
 	struct sroce_worker pub;
@@ -42,6 +44,28 @@ struct sroce_engine_worker {
 	u64 bind_release_until;	/* local_clock() */
 	u64 bind_hold_ns;	/* how long the next release lasts */
 };
+
+/*
+ * Unlocks w and says whether a kick left a note meanwhile, which the
+ * caller honours (sroce_engine.c).
+ */
+bool sroce_worker_unlock_noted(struct sroce_worker *w);
+/* Runs qp's contexts once (sroce_engine.c); under its worker's pass bit. */
+int sroce_engine_run_qp(struct sroce_qp *qp);
+
+static __always_inline bool sroce_qp_has_work(struct sroce_qp *qp)
+{
+	if (qp->transport->has_work(qp))
+		return true;
+	/* What sroce_wq_flush() would flush, or an SRQ event to raise. */
+	return READ_ONCE(qp->state) == IB_QPS_ERR &&
+	       (sroce_wq_flush_pending(qp) || (qp->srq && !qp->srq_last_wqe));
+}
+
+/* Work that does not wake the worker (sroce_engine_nowake.c). */
+struct sroce_rx;
+bool sroce_engine_take_now(struct sroce_qp *qp, struct sroce_rx *rx);
+void sroce_engine_nowake_switches(struct dentry *dir);
 
 static inline struct sroce_engine_worker *sroce_ew(struct sroce_worker *w)
 {

@@ -37,13 +37,20 @@ MODULE_PARM_DESC(worker_nice,
 
 static const struct sroce_transport *sroce_transports[IB_QPT_MAX];
 
+/* What the wire offers a plain ACK to, from softirq. */
+static const struct sroce_wire_up sroce_engine_wire_up = {
+	.take_now = sroce_engine_take_now,
+};
+
 /* At module load, before any device exists. */
 void sroce_engine_register(enum ib_qp_type type,
 			   const struct sroce_transport *transport)
 {
 	sroce_transports[type] = transport;
-	if (transport->take)
+	if (transport->take) {
 		sroce_shortcut_register(type, transport->take);
+		sroce_wire_register(&sroce_engine_wire_up);
+	}
 }
 
 /* Whether qp holds its worker on the worker's CPU: steered, on the shortcut. */
@@ -159,8 +166,9 @@ void sroce_engine_pair_qp(struct sroce_qp *qp, u32 dest_qpn)
 	if (dest->sdev == qp->sdev && to != from) {
 		first = from->index < to->index ? from : to;
 		second = first == from ? to : from;
-		mutex_lock(&first->lock);
+		sroce_worker_lock(first);
 		mutex_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+		sroce_worker_claim(second);
 		/* The peer may have moved meanwhile: follow it. */
 		to = dest->worker;
 		if (to == first || to == second) {
@@ -262,7 +270,7 @@ void sroce_engine_add_qp(struct sroce_qp *qp)
 	qp->transport = sroce_transports[qp->ibqp.qp_type];
 	w = sroce_engine_pick_worker(qp);
 	timer_setup(&qp->req.timer, sroce_qp_timer_fn, 0);
-	mutex_lock(&w->lock);
+	sroce_worker_lock(w);
 	sroce_engine_set_worker(qp, w);
 	sroce_worker_unlock(w);
 }
@@ -305,7 +313,7 @@ void sroce_engine_remove_qp(struct sroce_qp *qp)
 	struct sroce_worker *w = qp->worker;
 
 	sroce_engine_drain_ud(qp);
-	mutex_lock(&w->lock);
+	sroce_worker_lock(w);
 	sroce_engine_leave_worker(qp, w);
 	/* Gone from the worker: leaving the wire must not bind it again. */
 	qp->sched.steered = false;

@@ -19,7 +19,9 @@
  * types (sroce_shortcut_register(), from the engine's registration): the
  * one way a link reaches a transport, and never by name. The ACK such a
  * packet asked for may come back the same way, parked for the sender
- * (see sroce_shortcut.c).
+ * (see sroce_shortcut.c). The wire offers an RC QP's plain ACKs to the
+ * engine from the softirq they arrived in, through the handler the engine
+ * registered (sroce_wire_register()), and queues what it declines.
  */
 #ifndef SROCE_LINK_H
 #define SROCE_LINK_H
@@ -105,6 +107,18 @@ void sroce_wire_drop_rx(struct sroce_qp *qp);
 typedef bool sroce_link_take_fn(struct sroce_qp *qp, struct sroce_rx *rx,
 				struct sroce_pkt *answer);
 void sroce_shortcut_register(enum ib_qp_type type, sroce_link_take_fn *take);
+/*
+ * The handler the wire offers an RC QP's plain ACK to from the softirq it
+ * arrived in (the engine's, registered at module load): true if it took
+ * the packet, which the wire then frees; false, and the wire queues it
+ * for the QP's worker.
+ */
+typedef bool sroce_link_take_now_fn(struct sroce_qp *qp, struct sroce_rx *rx);
+struct sroce_wire_up {
+	sroce_link_take_now_fn *take_now;
+};
+
+void sroce_wire_register(const struct sroce_wire_up *up);
 void sroce_shortcut_switches(struct dentry *dir);
 int sroce_shortcut_xmit(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			const struct sroce_seg *segs, unsigned int nsegs,

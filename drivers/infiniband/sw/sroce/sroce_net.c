@@ -39,6 +39,7 @@
 #include <sroce/compat.h>
 #include <sroce/icrc.h>
 #include <sroce/mtu.h>
+#include <sroce/rc_pkt.h>
 #include <sroce/roce_hdr.h>
 #include "sroce_link.h"
 
@@ -262,8 +263,49 @@ static bool sroce_wire_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&daddr, &path->saddr);
 }
 
+static const struct sroce_wire_up *sroce_wire_up;
+
+/* At module load, before any device exists. */
+void sroce_wire_register(const struct sroce_wire_up *up)
+{
+	sroce_wire_up = up;
+}
+
 /*
- * Queues a packet for the QP's worker. An RC/UC packet from anywhere but
+ * Offers a plain ACK (no NAK, no payload) from an RC QP's peer to the
+ * engine at once (struct sroce_wire_up), before anything is queued for
+ * the QP: whether it was taken, and freed. Anything else, or a packet
+ * the checks of sroce_wire_rx_next() would drop, is left to the queue.
+ */
+static bool sroce_wire_take_ack(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rx rx;
+
+	if (!sroce_wire_up || qp->ibqp.qp_type != IB_QPT_RC ||
+	    sroce_bth_opcode(skb->data) != IB_OPCODE_RC_ACKNOWLEDGE ||
+	    !READ_ONCE(qp->wire) ||
+	    sroce_pkt_parse(skb->data, skb->len, &rx.parsed) != SROCE_PKT_OK ||
+	    rx.parsed.opcode != IB_OPCODE_RC_ACKNOWLEDGE ||
+	    sroce_aeth_kind(rx.parsed.aeth_syndrome) != SROCE_AETH_KIND_ACK ||
+	    rx.parsed.payload_len ||
+	    !sroce_pkey_matches_default(rx.parsed.pkey))
+		return false;
+	rx.pkt = &rx.parsed;
+	rx.seg = NULL;
+	rx.num_seg = 0;
+	rx.skb = skb;
+	rx.msg = NULL;
+	if (!sroce_wire_up->take_now(qp, &rx))
+		return false;
+	sroce_stat_add(qp->sdev, SROCE_STAT_RX_PKTS, 1);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RX_BYTES, skb->len);
+	consume_skb(skb);
+	return true;
+}
+
+/*
+ * Queues a packet for the QP's worker, or hands a plain ACK to its
+ * transport at once. An RC/UC packet from anywhere but
  * the QP's peer is dropped here already, so that forged packets cannot
  * fill the queue the peer's packets need (the worker checks again: the
  * path may change under it).
@@ -275,6 +317,8 @@ void sroce_wire_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	if (sroce_wire_take_ack(qp, skb))
+		return;
 	if (skb_queue_len(&qp->lrx.rx_skbs) >= SROCE_RX_QUEUE_MAX) {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_QUEUE, 1);
 		kfree_skb(skb);

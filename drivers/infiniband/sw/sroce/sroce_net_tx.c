@@ -158,7 +158,7 @@ struct sk_buff *sroce_net_alloc(struct sroce_qp *qp, u32 roce_len)
 
 	skb = sroce_net_pool_skb(qp->sdev, size);
 	if (!skb)
-		skb = alloc_skb(size, GFP_KERNEL);
+		skb = alloc_skb(size, sroce_pass_gfp(qp->worker));
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -192,7 +192,7 @@ struct sk_buff *sroce_net_alloc_paged(struct sroce_qp *qp, u32 hdr_len,
 
 	if (WARN_ON_ONCE(npieces >= MAX_SKB_FRAGS))
 		return NULL;
-	skb = alloc_skb(head + hdr_len, GFP_KERNEL);
+	skb = alloc_skb(head + hdr_len, sroce_pass_gfp(qp->worker));
 	if (!skb)
 		return NULL;
 	trailer = netdev_alloc_frag(SROCE_PAD_MAX + IB_ICRC_BYTES);

@@ -425,7 +425,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((mask & IB_QP_DEST_QPN) && new == IB_QPS_RTR && !wire)
 		sroce_engine_pair_qp(qp, attr->dest_qp_num);
 
-	mutex_lock(&qp->worker->lock);
+	sroce_worker_lock(qp->worker);
 	/*
 	 * The engine may have failed the QP since cur was read (it takes
 	 * only the worker's lock): the error state stays unless the
@@ -521,7 +521,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, new);
 	WRITE_ONCE(qp->state, new);
 	/* The kick below also serves any note left meanwhile. */
-	mutex_unlock(&qp->worker->lock);
+	sroce_worker_mutex_unlock(qp->worker);
 	sroce_worker_wake(qp->worker);
 	err = 0;
 out:

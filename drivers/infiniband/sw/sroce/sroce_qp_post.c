@@ -9,7 +9,8 @@
  *   engine validates them the same way (include/sroce/wqe.h);
  * - posters of one QP are serialized by qp->kpost_lock; a WQE is
  *   published (the producer moves) only once it is complete, then the
- *   worker is woken (sroce_wake.h).
+ *   worker is woken (sroce_wake.h): for a send WQE always, for a receive
+ *   WQE only in error (it waits for a packet otherwise).
  */
 #include "sroce.h"
 #include "sroce_verbs.h"
@@ -160,7 +161,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
-	sroce_worker_wake(qp->worker);
+	if (!sroce_engine_post_inline(qp))
+		sroce_worker_wake(qp->worker);
 	return err;
 }
 
@@ -180,7 +182,16 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->kpost_lock, flags);
 	err = sroce_queue_post_recv(&qp->rq, qp->rq.lim.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
-	/* A posted receive may end an RNR wait, or flush in error. */
-	sroce_worker_wake(qp->worker);
+	/*
+	 * A receive WQE is work only for a QP in error, which flushes it: no
+	 * packet waits for one (a SEND that found none was NAKed RNR and is
+	 * resent; a datagram was dropped). Waking the worker for every
+	 * repost would cost a ULP a wakeup per message it received.
+	 * Published, then the state read; pairs with modify_qp's wake after
+	 * it set ERR.
+	 */
+	smp_mb();
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_worker_wake(qp->worker);
 	return err;
 }

@@ -38,17 +38,22 @@ static void sroce_rc_rx_packet(struct sroce_qp *qp, struct sroce_rx *rx)
 }
 
 /*
- * One packet from the QP's link, queued or handed over. With answer (a
- * hand-over, see sroce_link_take_fn), the ACK the responder owes (for
- * this request, or for earlier ones) or this atomic's ACK may go back at
- * once.
+ * One packet from the QP's link, queued or handed over (by the shortcut,
+ * or by the wire's softirq for a plain ACK). With answer (a hand-over,
+ * see sroce_link_take_fn), the ACK the responder owes (for this request,
+ * or for earlier ones) or this atomic's ACK may go back at once.
  */
 static bool sroce_rc_take(struct sroce_qp *qp, struct sroce_rx *rx,
 			  struct sroce_pkt *answer)
 {
+	u32 una = qp->req.una_psn;
+
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	sroce_rc_rx_packet(qp, rx);
+	/* An ACK the wire handed over confirms the neighbour too. */
+	if (qp->req.una_psn != una)
+		qp->path.peer_progress = true;
 	/* Nothing owed (a middle packet): no call. */
 	return answer &&
 	       (qp->resp.ack_pending || qp->resp.rd_tail != qp->resp.rd_head) &&

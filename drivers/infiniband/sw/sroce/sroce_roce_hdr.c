@@ -148,7 +148,7 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 	w0 = get_unaligned_be32(buf);
 	w1 = get_unaligned_be32(buf + 4);
 	w2 = get_unaligned_be32(buf + 8);
-	pkt->opcode = buf[0];
+	pkt->opcode = sroce_bth_opcode(buf);
 	info = sroce_opcode_info(pkt->opcode);
 	if (!info)
 		return SROCE_PKT_BAD_OPCODE;
@@ -223,6 +223,11 @@ enum sroce_pkt_drop sroce_pkt_parse(const u8 *buf, size_t len,
 u32 sroce_bth_dest_qpn(const u8 *buf)
 {
 	return FIELD_GET(BTH1_QPN, get_unaligned_be32(buf + 4));
+}
+
+u8 sroce_bth_opcode(const u8 *buf)
+{
+	return buf[0];
 }
 
 size_t sroce_pkt_build_hdrs(u8 *buf, const struct sroce_pkt *pkt)

@@ -76,8 +76,8 @@ static void sroce_seg_unmap(struct sroce_seg_iter *it, void *p)
 enum sroce_copy_result sroce_seg_copy(struct sroce_seg_iter *dst,
 				      struct sroce_seg_iter *src, u32 len)
 {
+	u32 dc, sc, n, since_resched = 0;
 	void *d, *s;
-	u32 dc, sc, n;
 	bool granted;
 
 	while (len) {
@@ -96,7 +96,11 @@ enum sroce_copy_result sroce_seg_copy(struct sroce_seg_iter *dst,
 		src->off += n;
 		dst->off += n;
 		len -= n;
-		cond_resched();
+		since_resched += n;
+		if (since_resched >= SROCE_COPY_RESCHED_BYTES) {
+			since_resched = 0;
+			cond_resched();
+		}
 	}
 	return SROCE_COPY_OK;
 }

@@ -6,6 +6,7 @@
 #ifndef SROCE_SEG_H
 #define SROCE_SEG_H
 
+#include <linux/sizes.h>
 #include "sroce.h"
 
 struct sroce_seg_iter {
@@ -30,7 +31,13 @@ enum sroce_copy_result {
 /* Positions it at byte off of the segment list (off <= total length). */
 void sroce_seg_iter_init(struct sroce_seg_iter *it, const struct sroce_seg *seg,
 			 unsigned int num, u32 off);
-/* Copies len bytes; both sides were checked to hold at least len. */
+/*
+ * Copies len bytes; both sides were checked to hold at least len. It
+ * offers the CPU after each SROCE_COPY_RESCHED_BYTES copied only: a copy
+ * of one wire packet (the path MTU, 4096 bytes at most) never does, and
+ * may run with preemption off (an atomic pass, sroce_engine_nowake.c).
+ */
+#define SROCE_COPY_RESCHED_BYTES SZ_64K
 enum sroce_copy_result sroce_seg_copy(struct sroce_seg_iter *dst,
 				      struct sroce_seg_iter *src, u32 len);
 /*

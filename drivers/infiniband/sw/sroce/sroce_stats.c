@@ -54,6 +54,8 @@ const struct rdma_stat_desc sroce_stat_descs[SROCE_STAT_COUNT] = {
 	[SROCE_STAT_CQ_EVENTS_HELD].name = "cq_events_held",
 	[SROCE_STAT_POLL_HITS].name = "worker_poll_hits",
 	[SROCE_STAT_ACKS_COALESCED].name = "acks_coalesced",
+	[SROCE_STAT_POSTS_INLINE].name = "posts_sent_inline",
+	[SROCE_STAT_ACKS_IN_SOFTIRQ].name = "acks_in_softirq",
 };
 
 struct sroce_stats __percpu *sroce_stats_alloc(void)

@@ -61,6 +61,8 @@ enum sroce_stat {
 	SROCE_STAT_CQ_EVENTS_HELD,	/* completion events held to the end of a QP's run */
 	SROCE_STAT_POLL_HITS,	/* idle polls of a worker that found work: no sleep */
 	SROCE_STAT_ACKS_COALESCED, /* ACK requests a later ACK answered */
+	SROCE_STAT_POSTS_INLINE,	/* kernel posts the posting task sent */
+	SROCE_STAT_ACKS_IN_SOFTIRQ,	/* ACKs taken where they arrived */
 	SROCE_STAT_COUNT
 };
 
