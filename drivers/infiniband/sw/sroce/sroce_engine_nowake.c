@@ -39,6 +39,20 @@ void sroce_engine_nowake_switches(struct dentry *dir)
 }
 
 /*
+ * Whether a one-QP pass of w left work for the worker: the QP's own, or
+ * work that waits for the TX socket, which has_work does not count (only
+ * the worker's sleep looks again, a jiffy later: tx_blocked). The state
+ * the pass wrote (an error) is ordered before the rings read here; pairs
+ * with sroce_post_recv(), which publishes, then reads the state.
+ */
+static bool sroce_nowake_left_work(struct sroce_worker *w, struct sroce_qp *qp)
+{
+	smp_mb();	/* the pass's state, then the rings */
+	w->tx_blocked = false;
+	return sroce_qp_has_work(qp) || w->tx_blocked;
+}
+
+/*
  * A kernel post to an RC or UC QP on the wire, its WQEs published: runs
  * that QP's work in the posting task if its worker sleeps, so that the
  * post costs no wakeup; false if the worker must be woken instead.
@@ -53,8 +67,9 @@ void sroce_engine_nowake_switches(struct dentry *dir)
  *   copies of one packet that never reschedule): the lock is the worker's,
  *   and kernel QPs never wait on a task the scheduler holds back (a
  *   throttled or SCHED_IDLE submitter, Documentation/security.rst);
- * - work left over (the budget ran out, an allocation failed, work noted
- *   for another QP of the worker, a kick's note) wakes the worker.
+ * - work left over (the budget ran out, an allocation failed, the TX
+ *   socket full, work noted for another QP of the worker, a kick's note)
+ *   wakes the worker.
  * The worker sleeps only after a re-check under its lock, so the post
  * either finds it sleeping here or is seen by that re-check.
  */
@@ -78,12 +93,13 @@ bool sroce_engine_post_inline(struct sroce_qp *qp)
 		return false;
 	}
 	/*
-	 * A move or a destroy takes the QP off w under w->lock; a QP in
-	 * error is left to the worker (a flush is not a post's to send).
+	 * A move or a destroy takes the QP off w under w->lock, and a reset
+	 * may have put it on the shortcut since (whose copies may sleep); a
+	 * QP in error is left to the worker (a flush is not a post's to send).
 	 */
 	if (READ_ONCE(qp->worker) != w ||
 	    list_empty(&qp->sched.worker_node) ||
-	    READ_ONCE(qp->state) != IB_QPS_RTS) {
+	    READ_ONCE(qp->state) != IB_QPS_RTS || !READ_ONCE(qp->wire)) {
 		sroce_worker_unlock(w);
 		preempt_enable();
 		return false;
@@ -91,7 +107,7 @@ bool sroce_engine_post_inline(struct sroce_qp *qp)
 	w->atomic_pass = true;
 	WRITE_ONCE(w->runner, current);
 	sroce_engine_run_qp(qp);
-	more = sroce_qp_has_work(qp) || w->queued_to;
+	more = sroce_nowake_left_work(w, qp) || w->queued_to;
 	w->queued_to = NULL;
 	sroce_cq_events_release(&w->cq_events);
 	WRITE_ONCE(w->runner, NULL);
@@ -127,15 +143,17 @@ bool sroce_engine_take_now(struct sroce_qp *qp, struct sroce_rx *rx)
 	    mutex_is_locked(&w->lock) ||
 	    test_and_set_bit_lock(SROCE_WORKER_PASS, &w->pending))
 		return false;
+	/* The worker drops what a reset took off the wire (and counts it). */
 	if (READ_ONCE(qp->worker) != w ||
 	    list_empty(&qp->sched.worker_node) ||
-	    READ_ONCE(qp->state) != IB_QPS_RTS || sroce_link_rx_pending(qp)) {
+	    READ_ONCE(qp->state) != IB_QPS_RTS || !READ_ONCE(qp->wire) ||
+	    sroce_link_rx_pending(qp)) {
 		sroce_worker_release(w);
 		return false;
 	}
 	w->atomic_pass = true;
 	qp->transport->take(qp, rx, NULL);
-	more = sroce_qp_has_work(qp);
+	more = sroce_nowake_left_work(w, qp);
 	sroce_cq_events_release(&w->cq_events);
 	w->atomic_pass = false;
 	sroce_worker_release(w);
