@@ -127,7 +127,7 @@ sroce_per_io() {
 # into r_all[KEY.*]; for sroce also what its workers did per QD1 I/O.
 host_jobs() {
 	local key=$1 dev=$2 round=${3:-1} out c0=
-	[ "$key" = sroce ] && c0=$(sroce_counts)
+	case $key in sroce*) c0=$(sroce_counts) ;; esac
 	out=$(job "$dev" qd1 --rw=randread --bs=4k --iodepth=1)
 	storage_add "$key" p50 "$(awk '{ print $3 }' <<<"$out")"
 	storage_add "$key" p99 "$(awk '{ print $4 }' <<<"$out")"

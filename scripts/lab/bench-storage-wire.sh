@@ -6,6 +6,9 @@
 # the same fio jobs as the same-host bench, says "next"; in
 # SROCE_BENCH_ROUNDS rounds (default 3) that alternate the transports. At
 # the end the host prints the medians with sroce's ratios.
+# SROCE_BENCH_SET_B="name=value,...": one more transport in each round,
+# sroce with those switches (sroce_switch) on both VMs, printed after the
+# table beside sroce as it is (B/A): a change measured in one boot.
 set -u
 role=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,15 +23,32 @@ else
 fi
 
 rounds=${SROCE_BENCH_ROUNDS:-3}
+set_b=${SROCE_BENCH_SET_B:-}
+# switches_write SET: writes each name=value of SET, printing what each
+# was before as a SET.
+switches_write() {
+	local pv f old=
+	for pv in ${1//,/ }; do
+		f=$(sroce_switch "${pv%%=*}")
+		old="$old${old:+,}${pv%%=*}=$(cat "$f")" || return 1
+		echo "${pv#*=}" > "$f" || return 1
+	done
+	echo "$old"
+}
 declare -A r r_all
 for round in $(seq 1 "$rounds"); do
-	for tr in rxe sroce tcp; do
+	for tr in rxe sroce ${set_b:+sroceB} tcp; do
 		trtype=rdma
 		case $tr in
 		rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$IF" ;;
-		sroce) modprobe sroce && rdma link add sroce0 type sroce netdev "$IF" ;;
+		sroce | sroceB)
+			modprobe sroce && rdma link add sroce0 type sroce netdev "$IF"
+			;;
 		tcp) trtype=tcp ;;
 		esac
+		if [ "$tr" = sroceB ]; then
+			saved=$(switches_write "$set_b") || echo "# sroceB: cannot set $set_b"
+		fi
 		if [ "$role" = target ]; then
 			nvmet_port 1 "$trtype" ipv4 "$TARGET" 4420 "$NQN" ||
 				echo "# $tr: no nvmet port"
@@ -53,11 +73,19 @@ for round in $(seq 1 "$rounds"); do
 		sleep 1
 		case $tr in
 		rxe) rdma link delete rxe0; rmmod rdma_rxe ;;
-		sroce) rdma link delete sroce0 ;;
+		sroce | sroceB) rdma link delete sroce0 ;;
 		esac
+		[ "$tr" = sroceB ] && [ -n "${saved:-}" ] && switches_write "$saved" > /dev/null
 	done
 done
 [ "$role" = target ] && { nvmet_clear; exit 0; }
 storage_table "nvme across two VMs, null_blk" "CPU us per I/O (host VM, QD32)"
 echo "(ratio: how many times better sroce is; two TCG VMs, host 2 vCPUs, target 1; ${runtime} s per job;"
 echo " medians of $rounds rounds that alternate the transports)"
+[ -n "$set_b" ] || exit 0
+echo "sroce with $set_b (B) beside sroce as it is (A), medians:"
+for k in p50 p99 iops read_bw write_bw cpu; do
+	printf '  %-8s A %10s  B %10s  B/A %s   (B rounds: %s)\n' "$k" \
+		"${r[sroce.$k]:-fail}" "${r[sroceB.$k]:-fail}" \
+		"$(ratio "${r[sroceB.$k]:-}" "${r[sroce.$k]:-}")" "${r_all[sroceB.$k]:-}"
+done
