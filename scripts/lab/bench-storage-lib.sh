@@ -131,7 +131,7 @@ host_jobs() {
 	out=$(job "$dev" qd1 --rw=randread --bs=4k --iodepth=1)
 	storage_add "$key" p50 "$(awk '{ print $3 }' <<<"$out")"
 	storage_add "$key" p99 "$(awk '{ print $4 }' <<<"$out")"
-	[ -n "$c0" ] && [ -n "$out" ] && echo "# sroce, round $round: QD1 per I/O" \
+	[ -n "$c0" ] && [ -n "$out" ] && echo "# $key, round $round: QD1 per I/O" \
 		"on this VM: $(sroce_per_io "$c0" "$(awk '{ print $6 }' <<<"$out")")"
 	out=$(job "$dev" qd32 --rw=randread --bs=4k --iodepth=32)
 	storage_add "$key" iops "$(awk '{ print $1 }' <<<"$out")"

@@ -18,15 +18,18 @@
  * when the worker sleeps (sroce_engine_post_inline), as nvme-tcp sends
  * from the submitting task: the request leaves without waiting for the
  * worker's wakeup, which under a hypervisor wakes an idle vCPU first.
+ * Off by default: measured across two lab VMs in one boot it halved the
+ * wake-ups per QD1 I/O but not the latency, and QD32 did worse with it
+ * and ack_in_softirq on (Documentation/performance.rst).
  */
-static bool post_inline = true;
+static bool post_inline;
 /*
  * A plain ACK that finds its QP's worker asleep is taken in the softirq
  * it arrived in (sroce_engine_take_now), as rdma_rxe takes its packets:
  * it only completes WQEs, and waking the worker for it would cost more
- * than that.
+ * than that. Off by default, as post_inline.
  */
-static bool ack_in_softirq = true;
+static bool ack_in_softirq;
 
 /*
  * Switches for the tests and benches that compare (debugfs sroce/NAME,
