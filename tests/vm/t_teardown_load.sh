@@ -3,7 +3,7 @@
 # random moment removes everything by rdma link delete, netdev removal,
 # rmmod or SIGKILL of the processes (in turn), once the traffic is seen
 # running (every process alive, the wqes counter moving). Counted over
-# SROCE_TEST_TEARDOWN_CYCLES cycles (default 6; make check-debug runs 100):
+# SROCE_TEST_TEARDOWN_CYCLES cycles (default 6; make check-debug runs 30):
 # removals that hung, processes that SIGKILL could not end within 10 s
 # (stuck in the kernel), and objects left. Then a fresh device carries
 # verified RC traffic.
