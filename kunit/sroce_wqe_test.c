@@ -159,7 +159,10 @@ static void sroce_ring_abi_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, byte_len), 12);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, imm_data), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe, qp_num), 20);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_cq_resp), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_cqe_ts), 64);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_cqe_ts, timestamp), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_cq_resp), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_cq_resp, log_cqe_size), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_cq_resp, mmap_offset), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_create_qp_resp), 48);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_create_qp_resp, sq_mmap_offset), 8);

@@ -209,7 +209,7 @@ void sroce_ring_unmap(struct sroce_ring *r);
 int sroce_ring_remap(struct sroce_ring *r, int fd, uint64_t offset,
 		     size_t len, uint32_t log_slots, uint32_t log_slot_size);
 int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *context,
-		 const struct sroce_create_cq_resp *drv);
+		 const struct sroce_create_cq_resp *drv, bool timestamps);
 int sroce_ring_map(struct sroce_ring *r, int fd, uint64_t offset, size_t len,
 		   uint32_t log_slots, uint32_t log_slot_size);
 int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);

@@ -2,7 +2,8 @@
 /*
  * The extended CQ of libsroce: ibv_create_cq_ex() and the ibv_start_poll()
  * family. It reads the same ring as ibv_poll_cq(): a CQE is consumed when
- * the next one is asked for or polling ends.
+ * the next one is asked for or polling ends. A CQ with completion
+ * timestamps has 64-byte slots (struct sroce_cqe_ts).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #define SROCE_WC_FLAGS                                                        \
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | \
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |      \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 
 static struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *cqx)
 {
@@ -113,6 +114,13 @@ static uint8_t sroce_read_sl(struct ibv_cq_ex *cqx)
 	return sroce_cqe_sl(cqx_to_scq(cqx)->cur);
 }
 
+/* Nanoseconds of CLOCK_MONOTONIC_RAW, as sroce_query_rt_values reads. */
+static uint64_t sroce_read_completion_ts(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx_to_scq(cqx)->cur, struct sroce_cqe_ts, cqe)
+		->timestamp;
+}
+
 /* RoCE has no LIDs: these read as zero. */
 static uint32_t sroce_read_zero32(struct ibv_cq_ex *cqx)
 {
@@ -165,7 +173,8 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	if (sroce_cq_map(cq, context, &resp.drv))
+	if (sroce_cq_map(cq, context, &resp.drv,
+			 attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP))
 		return NULL;
 
 	cqx = &cq->vcq.cq_ex;
@@ -182,5 +191,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *context,
 	cqx->read_slid = sroce_read_zero32;
 	cqx->read_sl = sroce_read_sl;
 	cqx->read_dlid_path_bits = sroce_read_zero8;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cqx->read_completion_ts = sroce_read_completion_ts;
 	return cqx;
 }

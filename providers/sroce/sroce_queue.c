@@ -92,23 +92,32 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		return NULL;
 	}
-	if (sroce_cq_map(cq, context, &resp.drv))
+	if (sroce_cq_map(cq, context, &resp.drv, false))
 		return NULL;
 	return &cq->vcq.cq;
 }
 
 /*
- * Maps the ring of a CQ the kernel just created. On failure the CQ is
+ * Maps the ring of a CQ the kernel just created, whose slots hold a
+ * struct sroce_cqe_ts if timestamps were asked for. On failure the CQ is
  * destroyed and freed, errno is set and -1 returned.
  */
 int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *context,
-		 const struct sroce_create_cq_resp *drv)
+		 const struct sroce_create_cq_resp *drv, bool timestamps)
 {
+	uint32_t log_cqe_size = __builtin_ctz(sizeof(struct sroce_cqe));
+	uint32_t want = timestamps ? __builtin_ctz(sizeof(struct sroce_cqe_ts)) :
+				     log_cqe_size;
 	int ret;
 
-	ret = sroce_ring_map(&cq->ring, context->cmd_fd, drv->mmap_offset,
-			     drv->mmap_len, drv->log_slots,
-			     __builtin_ctz(sizeof(struct sroce_cqe)));
+	if (drv->comp_mask & SROCE_CREATE_CQ_RESP_CQE_SIZE)
+		log_cqe_size = drv->log_cqe_size;
+	if (log_cqe_size != want)
+		ret = EPROTO;
+	else
+		ret = sroce_ring_map(&cq->ring, context->cmd_fd,
+				     drv->mmap_offset, drv->mmap_len,
+				     drv->log_slots, log_cqe_size);
 	if (!ret)
 		return 0;
 	ibv_cmd_destroy_cq(&cq->vcq.cq);
@@ -145,10 +154,17 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	if (ret)
 		goto out;
-	/* On failure the kernel moved on already: this CQ cannot be polled. */
-	ret = sroce_ring_remap(r, ibcq->context->cmd_fd, resp.drv.mmap_offset,
-			       resp.drv.mmap_len, resp.drv.log_slots,
-			       r->log_slot_size);
+	/*
+	 * On failure the kernel moved on already: this CQ cannot be polled.
+	 * The slots keep the size they had.
+	 */
+	if ((resp.drv.comp_mask & SROCE_CREATE_CQ_RESP_CQE_SIZE) &&
+	    resp.drv.log_cqe_size != r->log_slot_size)
+		ret = EPROTO;
+	else
+		ret = sroce_ring_remap(r, ibcq->context->cmd_fd,
+				       resp.drv.mmap_offset, resp.drv.mmap_len,
+				       resp.drv.log_slots, r->log_slot_size);
 	if (!ret)
 		r->index = 0;
 out:
@@ -315,7 +331,7 @@ static void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
 			/* The slot keeps the owner value of its own lap. */
 			dest = sroce_ring_slot(r, prod + freed);
 			owner = dest->owner;
-			memcpy(dest, cqe, sizeof(*dest));
+			memcpy(dest, cqe, 1U << r->log_slot_size);
 			dest->owner = owner;
 		}
 	}

@@ -232,6 +232,88 @@ static void pd_cases(void)
 	close(fd);
 }
 
+struct cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp core;
+	struct sroce_create_cq_resp drv;
+	uint8_t guard[16];
+};
+
+/*
+ * An extended create_cq (flags, no driver request) with drv_out bytes of
+ * driver response space; then the CQ is destroyed. Returns 0 or the errno.
+ */
+static int cq_ex_once(int fd, uint32_t flags, size_t drv_out,
+		      struct cq_ex_resp *resp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_ex_cmd_hdr ex;
+		struct ib_uverbs_ex_create_cq cmd;
+	} c = {};
+	struct ib_uverbs_destroy_cq dcq = {};
+	struct ib_uverbs_destroy_cq_resp dresp;
+
+	memset(resp, 0xa5, sizeof(*resp));
+	c.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			IB_USER_VERBS_EX_CMD_CREATE_CQ;
+	c.hdr.in_words = sizeof(c.cmd) / 8;
+	c.hdr.out_words = sizeof(resp->core) / 8;
+	c.ex.response = (uintptr_t)resp;
+	c.ex.provider_out_words = drv_out / 8;
+	c.cmd.cqe = 16;
+	c.cmd.comp_channel = -1;
+	c.cmd.flags = flags;
+	if (write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+		return errno;
+	dcq.response = (uintptr_t)&dresp;
+	dcq.cq_handle = resp->core.base.cq_handle;
+	if (uverbs_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dcq, sizeof(dcq),
+		       NULL, 0, sizeof(dresp)))
+		tl_die("destroy_cq");
+	return 0;
+}
+
+/*
+ * The CQ response's slot size (Documentation/abi.rst): 32-byte slots, or
+ * 64 with completion timestamps, which need the whole response.
+ */
+static void cq_cases(void)
+{
+	struct sroce_alloc_ucontext_req req = {};
+	struct ctx_resp resp;
+	struct cq_ex_resp cq;
+	size_t older = offsetof(struct sroce_create_cq_resp, log_cqe_size);
+	int fd, err;
+
+	err = get_context(&req, sizeof(req), sizeof(resp.drv), &resp, &fd);
+	if (err) {
+		tl_check(0, "cq: context for CQ cases (%d)", err);
+		return;
+	}
+	err = cq_ex_once(fd, 0, sizeof(cq.drv), &cq);
+	tl_check(!err && (cq.drv.comp_mask & SROCE_CREATE_CQ_RESP_CQE_SIZE) &&
+		 cq.drv.log_cqe_size == 5 && cq.guard[0] == 0xa5,
+		 "cq: 32-byte slots said in log_cqe_size, nothing written past the response (%d, %u)",
+		 err, cq.drv.log_cqe_size);
+	err = cq_ex_once(fd, 0, older, &cq);
+	tl_check(!err && cq.drv.log_slots == 5 &&
+		 cq.drv.log_cqe_size == 0xa5a5a5a5,
+		 "cq: an older provider's shorter response space accepted, nothing written past it (%d)",
+		 err);
+	err = cq_ex_once(fd, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION,
+			 sizeof(cq.drv), &cq);
+	tl_check(!err && (cq.drv.comp_mask & SROCE_CREATE_CQ_RESP_CQE_SIZE) &&
+		 cq.drv.log_cqe_size == 6,
+		 "cq: with timestamps, 64-byte slots (%d, %u)", err,
+		 cq.drv.log_cqe_size);
+	err = cq_ex_once(fd, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, older,
+			 &cq);
+	tl_check(err == EINVAL,
+		 "cq: with timestamps, a response without log_cqe_size -> EINVAL (%d)",
+		 err);
+	close(fd);
+}
+
 /*
  * Writes "one" to efd n times from io_uring's worker threads (IOSQE_ASYNC),
  * which are not user threads returning to user space: the kick must take
@@ -548,6 +630,7 @@ int main(int argc, char **argv)
 	find_uverbs(argv[1]);
 	ucontext_cases();
 	pd_cases();
+	cq_cases();
 	qp_cases();
 	kick_race_cases();
 	return tl_exit_status();

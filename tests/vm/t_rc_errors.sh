@@ -2,8 +2,9 @@
 # receive buffers, a vanished peer, misaligned atomics and flushes, with
 # packets handed over and queued (t_rc_data); CQ
 # resizing with completions held, including a refused shrink; a CQ
-# overrun with and without IGNORE_OVERRUN (CQ_ERR or no event).
-# vm-checks: 88
+# overrun with and without IGNORE_OVERRUN (CQ_ERR or no event);
+# completion timestamps (cq_timestamp).
+# vm-checks: 98
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
@@ -19,5 +20,7 @@ timeout 60 "$T/cq_resize" sroce0 1
 check "cq_resize finished" test $? -le 1
 timeout 60 "$T/cq_overrun" sroce0 1
 check "cq_overrun finished" test $? -le 1
+timeout 60 "$T/cq_timestamp" sroce0 1
+check "cq_timestamp finished" test $? -le 1
 check "no objects left" wait_for 10 objects_at "$base"
 finish

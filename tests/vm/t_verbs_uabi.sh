@@ -1,6 +1,6 @@
 # The kernel's answers to well-formed, older, newer and malformed ABI
 # requests, spoken directly to the uverbs device.
-# vm-checks: 34
+# vm-checks: 38
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0

@@ -297,13 +297,37 @@ struct sroce_cqe {
 	__u32 vendor_err;
 };
 
-/* Also the response of a CQ resize: the new ring, consumer index 0. */
+/*
+ * The slot of a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION
+ * (ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP): the CQE,
+ * then the time the kernel wrote it, in nanoseconds of the host's
+ * CLOCK_MONOTONIC_RAW (hca_core_clock 1000000 kHz, a 64-bit counter).
+ * The timestamp is written before owner, as the rest of the CQE.
+ */
+struct sroce_cqe_ts {
+	struct sroce_cqe cqe;
+	__aligned_u64 timestamp;
+	__u8 reserved_140[24];
+};
+
+enum sroce_create_cq_resp_mask {
+	/* log_cqe_size holds the size of the ring's slots. */
+	SROCE_CREATE_CQ_RESP_CQE_SIZE = 1 << 0,
+};
+
+/*
+ * Also the response of a CQ resize: the new ring, consumer index 0, with
+ * slots of the size the CQ was created with. Creating a CQ with
+ * timestamps needs the whole response (the kernel refuses a shorter one).
+ */
 struct sroce_create_cq_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* enum sroce_create_cq_resp_mask */
 	__u32 log_slots;
 	__aligned_u64 mmap_offset;
 	__u32 mmap_len;
 	__u32 cqn;
+	__u32 log_cqe_size;	/* log2 of a slot's bytes: 5, or 6 with timestamps */
+	__u32 reserved_e0;
 };
 
 enum sroce_create_qp_req_mask {

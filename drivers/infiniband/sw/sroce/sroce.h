@@ -181,6 +181,7 @@ struct sroce_cq {
 	u32 kernel_arm_seq;	/* kernel CQs: the sequence req_notify uses */
 	bool overflowed;
 	bool ignore_overrun;	/* IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN: no CQ_ERR */
+	bool timestamps;	/* 64-byte slots with the time of each CQE */
 	bool is_user;
 	/* Completion events: on event_cpu, the CPU of the CQ's vector. */
 	int event_cpu;

@@ -10,7 +10,10 @@
  *   drops the CQE, marks the CQ overflowed and raises IB_EVENT_CQ_ERR once
  *   (none for a CQ created to ignore overruns, whose consumer sized it);
  * - arming is a store of a new sequence into hdr->cq_arm; the producer
- *   raises one completion event per new sequence it sees.
+ *   raises one completion event per new sequence it sees;
+ * - a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION has 64-byte
+ *   slots (struct sroce_cqe_ts): each CQE carries the time it was written.
+ *   Only user CQs have them (struct ib_wc has no timestamp).
  */
 #include <linux/overflow.h>
 #include <linux/log2.h>
@@ -25,12 +28,20 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_create_cq_resp resp = {};
 	struct sroce_ucontext *uctx;
-	u32 log_slots;
+	bool timestamps = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	u32 log_slots, log_cqe_size;
 	u64 offset;
 	int err;
 
-	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
+	if (attr->flags & ~(IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN |
+			    IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
 		return -EOPNOTSUPP;
+	if (timestamps && !udata)
+		return -EOPNOTSUPP;
+	/* Without log_cqe_size the consumer would read 64-byte slots as 32. */
+	if (timestamps && udata->outlen <
+	    offsetofend(struct sroce_create_cq_resp, log_cqe_size))
+		return -EINVAL;
 	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
 		return -EINVAL;
 	err = sroce_udata_expect_no_req(udata);
@@ -41,7 +52,9 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	/* One slot more than asked: a full ring is told from an empty one. */
 	log_slots = order_base_2(attr->cqe + 1);
-	err = sroce_queue_init(&cq->q, log_slots, ilog2(sizeof(struct sroce_cqe)));
+	log_cqe_size = timestamps ? ilog2(sizeof(struct sroce_cqe_ts)) :
+				    ilog2(sizeof(struct sroce_cqe));
+	err = sroce_queue_init(&cq->q, log_slots, log_cqe_size);
 	if (err)
 		goto err_count;
 	spin_lock_init(&cq->lock);
@@ -49,6 +62,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->ibcq.cqe = (1 << log_slots) - 1;
 	cq->is_user = !!udata;
 	cq->ignore_overrun = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
+	cq->timestamps = timestamps;
 
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
@@ -56,7 +70,9 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		err = sroce_queue_map(&uctx->ibuc, &cq->q, &offset);
 		if (err)
 			goto err_queue;
+		resp.comp_mask = SROCE_CREATE_CQ_RESP_CQE_SIZE;
 		resp.log_slots = log_slots;
+		resp.log_cqe_size = log_cqe_size;
 		resp.mmap_offset = offset;
 		resp.mmap_len = cq->q.size;
 		err = sroce_udata_copy_resp(udata, &resp, sizeof(resp));
@@ -76,7 +92,7 @@ err_count:
  * Moves the CQ to a ring of a new size, keeping the CQEs not yet consumed
  * (the consumer index comes from userspace: a ring it cannot have consumed
  * that far is refused). The old ring stays mapped in the process until the
- * provider unmaps it; its mmap entry goes away now.
+ * provider unmaps it; its mmap entry goes away now. Slots keep their size.
  */
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
@@ -85,6 +101,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct sroce_queue nq, old;
 	struct sroce_ucontext *uctx;
 	struct sroce_cqe *from, *to;
+	u32 log_cqe_size = cq->q.log_slot_size;	/* fixed at creation */
 	unsigned long flags;
 	u32 consumer, n, i;
 	int err;
@@ -94,8 +111,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	err = sroce_udata_expect_no_req(udata);
 	if (err)
 		return err;
-	err = sroce_queue_init(&nq, order_base_2(cqe + 1),
-			       ilog2(sizeof(struct sroce_cqe)));
+	err = sroce_queue_init(&nq, order_base_2(cqe + 1), log_cqe_size);
 	if (err)
 		return err;
 	if (udata) {
@@ -117,7 +133,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	for (i = 0; i < n; i++) {
 		from = sroce_queue_slot(&cq->q, consumer + i);
 		to = sroce_queue_slot(&nq, i);
-		*to = *from;
+		memcpy(to, from, 1U << log_cqe_size);
 		to->owner = sroce_cqe_owner(&nq, i);
 	}
 	nq.index = n;
@@ -131,7 +147,9 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	sroce_queue_free(&old);
 	ibcq->cqe = sroce_queue_slots(&nq) - 1;
+	resp.comp_mask = SROCE_CREATE_CQ_RESP_CQE_SIZE;
 	resp.log_slots = nq.log_slots;
+	resp.log_cqe_size = log_cqe_size;
 	resp.mmap_len = nq.size;
 	return sroce_udata_copy_resp(udata, &resp, sizeof(resp));
 

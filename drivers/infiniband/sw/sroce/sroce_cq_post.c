@@ -177,6 +177,9 @@ void sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
 	slot->qp_num = cqe->qp_num;
 	slot->src_qp = cqe->src_qp;
 	slot->vendor_err = cqe->vendor_err;
+	if (cq->timestamps)
+		container_of(slot, struct sroce_cqe_ts, cqe)->timestamp =
+			ktime_get_raw_ns();
 	/* The CQE before its owner byte; pairs with the consumer's acquire. */
 	smp_store_release(&slot->owner, sroce_cqe_owner(q, q->index));
 	q->index++;

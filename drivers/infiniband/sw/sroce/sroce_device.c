@@ -63,6 +63,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq = sdev->lim.max_srq;
 	attr->max_srq_wr = SROCE_MAX_QP_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
+	/* Completion timestamps: nanoseconds of CLOCK_MONOTONIC_RAW. */
+	attr->hca_core_clock = 1000000;	/* kHz */
+	attr->timestamp_mask = U64_MAX;
 	return 0;
 }
 
