@@ -60,6 +60,7 @@ static void sroce_abi_create_qp_req_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof_field(struct sroce_create_qp_req, kick_fd), 4);
 	KUNIT_EXPECT_EQ(test, SROCE_CREATE_QP_REQ_KICK_FD, 1);
 	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAP_KICK_EVENTFD, 2);
+	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAP_ATOMIC_WRITE, 4);
 }
 
 static void sroce_abi_srq_test(struct kunit *test)
@@ -80,6 +81,7 @@ static void sroce_abi_wqe_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_SEND_INV, 8);
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_REG_MR, 9);
 	KUNIT_EXPECT_EQ(test, SROCE_WQE_BIND_MW, 10);
+	KUNIT_EXPECT_EQ(test, SROCE_WQE_ATOMIC_WRITE, 11);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_wqe_bind, mr_key), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sroce_send_wqe, bind), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_wqe_reg), 32);

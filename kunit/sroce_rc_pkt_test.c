@@ -71,6 +71,10 @@ static void sroce_rc_req_opcode_test(struct kunit *test)
 			IB_OPCODE_COMPARE_SWAP);
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_ATOMIC_FETCH_ADD, 0, 1),
 			IB_OPCODE_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_ATOMIC_WRITE, 0, 1),
+			0x1d);
+	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_ATOMIC_WRITE, 1, 2),
+			SROCE_RC_NO_OPCODE);
 	/* No second request packet for one-packet requests, none past the end. */
 	KUNIT_EXPECT_EQ(test, sroce_rc_req_opcode(SROCE_WQE_RDMA_READ, 1, 5),
 			SROCE_RC_NO_OPCODE);

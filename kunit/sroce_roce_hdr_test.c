@@ -22,6 +22,7 @@ static size_t ibta_hdr_len(u8 opcode)
 		[0x11] = 4, [0x12] = 12,		/* ACK, atomic ACK */
 		[0x13] = 28, [0x14] = 28,		/* atomics */
 		[0x16] = 4, [0x17] = 4,			/* SEND ... INV */
+		[0x1d] = 16,				/* ATOMIC WRITE */
 	};
 
 	return 12 + ext[opcode & 0x1f] + ((opcode >> 5) == 3 ? 8 : 0);
@@ -47,6 +48,7 @@ static const struct sroce_hdr_len_case sroce_hdr_lens[] = {
 	{ IB_OPCODE_ATOMIC_ACKNOWLEDGE, 24 },
 	{ IB_OPCODE_COMPARE_SWAP, 40 },
 	{ IB_OPCODE_FETCH_ADD, 40 },
+	{ SROCE_OPCODE_ATOMIC_WRITE, 28 },
 	{ IB_OPCODE_UC | IB_OPCODE_RDMA_WRITE_ONLY, 28 },
 	{ IB_OPCODE_UD | IB_OPCODE_SEND_ONLY, 20 },
 	{ IB_OPCODE_UD | IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE, 24 },
@@ -83,6 +85,8 @@ static void sroce_unknown_opcode_test(struct kunit *test)
 		IB_OPCODE_UC | IB_OPCODE_RDMA_READ_REQUEST,
 		IB_OPCODE_UC | IB_OPCODE_ACKNOWLEDGE,
 		IB_OPCODE_UC | IB_OPCODE_SEND_ONLY_WITH_INVALIDATE,
+		IB_OPCODE_UC | SROCE_OPCODE_ATOMIC_WRITE,
+		IB_OPCODE_UD | SROCE_OPCODE_ATOMIC_WRITE,
 		IB_OPCODE_UD | IB_OPCODE_SEND_FIRST,
 		IB_OPCODE_UD | IB_OPCODE_RDMA_WRITE_ONLY,
 	};
@@ -94,9 +98,10 @@ static void sroce_unknown_opcode_test(struct kunit *test)
 	for (i = 0; i < 256; i++)
 		known += !!sroce_opcode_info(i);
 	/* RC: 6 SEND, 6 WRITE, READ request and 4 responses, ACK, atomic
-	 * ACK, 2 atomics, 2 SEND with invalidate; UC: 12; UD: 2.
+	 * ACK, 2 atomics, 2 SEND with invalidate, ATOMIC WRITE; UC: 12;
+	 * UD: 2.
 	 */
-	KUNIT_EXPECT_EQ(test, known, 23 + 12 + 2);
+	KUNIT_EXPECT_EQ(test, known, 24 + 12 + 2);
 }
 
 static void sroce_fill_random(struct sroce_pkt *pkt, u8 opcode,

@@ -62,10 +62,14 @@ static void sroce_uabi_resp_test(struct kunit *test)
 	sroce_uabi_fill_ucontext_resp(&resp);
 	KUNIT_EXPECT_EQ(test, resp.comp_mask, 0);
 	KUNIT_EXPECT_EQ(test, resp.abi_version, SROCE_UVERBS_ABI_VERSION);
-	/* The ABI's promise: UD/UC and the kick eventfd, nothing required. */
+	/*
+	 * The ABI's promise: UD/UC, the kick eventfd and ATOMIC_WRITE,
+	 * nothing required.
+	 */
 	KUNIT_EXPECT_EQ(test, resp.kernel_caps,
 			(u64)(SROCE_UCONTEXT_CAP_UD_UC |
-			      SROCE_UCONTEXT_CAP_KICK_EVENTFD));
+			      SROCE_UCONTEXT_CAP_KICK_EVENTFD |
+			      SROCE_UCONTEXT_CAP_ATOMIC_WRITE));
 	KUNIT_EXPECT_EQ(test, resp.required_caps, 0);
 	/* What the kernel requires it must also offer and know. */
 	KUNIT_EXPECT_EQ(test, SROCE_UCONTEXT_CAPS_REQUIRED &

@@ -89,6 +89,16 @@ static void sroce_wqe_enc_remote_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd32(slot, 40), 77U);
 	KUNIT_EXPECT_EQ(test, rd64(slot, 48), 0ULL);	/* cleared by start */
 
+	/* ATOMIC_WRITE: its 8 bytes as they were in memory, compare clear. */
+	sroce_wqe_enc_start(wqe, SROCE_WQE_ATOMIC_WRITE, 9, 0);
+	sroce_wqe_enc_atomic_write(wqe, 0x2008, 0x55, "ABCDEFGH");
+	KUNIT_EXPECT_EQ(test, slot[0], SROCE_WQE_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, rd64(slot, 32), 0x2008ULL);
+	KUNIT_EXPECT_EQ(test, rd32(slot, 40), 0x55U);
+	KUNIT_EXPECT_EQ(test, memcmp(slot + 48, "ABCDEFGH", 8), 0);
+	KUNIT_EXPECT_EQ(test, rd64(slot, 56), 0ULL);
+	KUNIT_EXPECT_TRUE(test, marked(slot, 64, SLOT));
+
 	sroce_wqe_enc_start(wqe, SROCE_WQE_BIND_MW, 9, 0);
 	sroce_wqe_enc_bind(wqe, 8192, 100, 0x301, 6, 0x200);
 	KUNIT_EXPECT_EQ(test, rd64(slot, 32), 8192ULL);	/* addr */

@@ -200,7 +200,8 @@ static void sroce_wqe_qp_type_test(struct kunit *test)
 		  BIT(SROCE_WQE_LOCAL_INV) | BIT(SROCE_WQE_BIND_MW) },
 		{ SROCE_WQE_OPS_RC, BIT(SROCE_WQE_OPCODE_COUNT) - 1 -
 		  BIT(SROCE_WQE_REG_MR) },
-		{ SROCE_WQE_OPS_RC_KERNEL, BIT(SROCE_WQE_OPCODE_COUNT) - 1 },
+		{ SROCE_WQE_OPS_RC_KERNEL, BIT(SROCE_WQE_OPCODE_COUNT) - 1 -
+		  BIT(SROCE_WQE_ATOMIC_WRITE) },
 	};
 	struct sroce_wqe_limits lim = sroce_lim;
 	struct sroce_wqe_ctrl c = {};
@@ -211,7 +212,7 @@ static void sroce_wqe_qp_type_test(struct kunit *test)
 		lim.opcodes = types[t].opcodes;
 		for (op = 0; op < SROCE_WQE_OPCODE_COUNT; op++) {
 			c.opcode = op;
-			c.num_sge = sroce_wqe_is_local(op) ? 0 : 1;
+			c.num_sge = sroce_wqe_has_no_sge(op) ? 0 : 1;
 			KUNIT_EXPECT_EQ_MSG(test,
 					    sroce_wqe_check_ctrl(&c, &lim, &extra),
 					    types[t].want & BIT(op) ? SROCE_WQE_OK :
@@ -244,6 +245,43 @@ static void sroce_wqe_local_test(struct kunit *test)
 			SROCE_WQE_BAD_FLAGS);
 	c.opcode = SROCE_WQE_SEND_INV;	/* a SEND: inline data is fine */
 	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra), SROCE_WQE_OK);
+}
+
+/*
+ * ATOMIC_WRITE carries its 8 bytes in the WQE's atomic segment: no SGE, no
+ * inline data, a message of 0 bytes as far as the SGEs go; RC only.
+ */
+static void sroce_wqe_atomic_write_test(struct kunit *test)
+{
+	struct sroce_wqe_limits lim = sroce_lim;
+	struct sroce_wqe_ctrl c = { .opcode = SROCE_WQE_ATOMIC_WRITE };
+	struct sroce_sge sge = { .length = 8 };
+	size_t extra = 1;
+	u32 len = 1;
+
+	lim.opcodes = SROCE_WQE_OPS_RC;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, extra, 0);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_sges(&c, &sge, &len), SROCE_WQE_OK);
+	KUNIT_EXPECT_EQ(test, len, 0);
+	c.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_LENGTH);
+	c.num_sge = 0;
+	c.flags = SROCE_WQE_INLINE;
+	c.inline_len = 8;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_FLAGS);
+	c.flags = 0;
+	c.inline_len = 0;
+	lim.opcodes = SROCE_WQE_OPS_UC;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_OPCODE);
+	lim.opcodes = SROCE_WQE_OPS_RC_KERNEL;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_check_ctrl(&c, &lim, &extra),
+			SROCE_WQE_BAD_OPCODE);
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_is_atomic(SROCE_WQE_ATOMIC_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_is_local(SROCE_WQE_ATOMIC_WRITE));
 }
 
 static void sroce_wqe_reg_test(struct kunit *test)
@@ -318,6 +356,7 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(sroce_ring_abi_test),
 	KUNIT_CASE(sroce_wqe_qp_type_test),
 	KUNIT_CASE(sroce_wqe_local_test),
+	KUNIT_CASE(sroce_wqe_atomic_write_test),
 	KUNIT_CASE(sroce_wqe_reg_test),
 	KUNIT_CASE(sroce_wqe_bind_test),
 	KUNIT_CASE(sroce_wqe_ud_test),

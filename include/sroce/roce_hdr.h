@@ -28,6 +28,12 @@
  * and the rest) in the low five.
  */
 #define SROCE_OPC_SERVICE_MASK 0xe0
+/*
+ * RC ATOMIC WRITE (IBTA 1.5): RETH and 8 bytes of payload, answered by an
+ * RDMA READ RESPONSE ONLY without payload. <rdma/ib_pack.h> names it from
+ * 6.2 on (IB_OPCODE_RC_ATOMIC_WRITE), as an enum constant.
+ */
+#define SROCE_OPCODE_ATOMIC_WRITE 0x1d
 
 /*
  * The P_Key table holds the default key alone (0xffff, full member): a

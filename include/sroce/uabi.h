@@ -13,8 +13,9 @@
 #include <rdma/sroce-abi.h>
 
 /* Every enum sroce_ucontext_cap bit this kernel knows. */
-#define SROCE_UCONTEXT_CAPS_KNOWN \
-	((u64)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD))
+#define SROCE_UCONTEXT_CAPS_KNOWN                                        \
+	((u64)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD | \
+	       SROCE_UCONTEXT_CAP_ATOMIC_WRITE))
 /* Caps this kernel offers to every provider. */
 #define SROCE_UCONTEXT_CAPS_OFFERED SROCE_UCONTEXT_CAPS_KNOWN
 /* Caps a provider must understand to be given a context. */

@@ -35,9 +35,14 @@
 #define SROCE_WQE_OPS_RC                                                \
 	(SROCE_WQE_OPS_UC | BIT(SROCE_WQE_RDMA_READ) |                  \
 	 BIT(SROCE_WQE_ATOMIC_CMP_SWP) | BIT(SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 BIT(SROCE_WQE_SEND_INV))
-/* A kernel RC QP also registers fast-registration MRs. */
-#define SROCE_WQE_OPS_RC_KERNEL (SROCE_WQE_OPS_RC | BIT(SROCE_WQE_REG_MR))
+	 BIT(SROCE_WQE_SEND_INV) | BIT(SROCE_WQE_ATOMIC_WRITE))
+/*
+ * A kernel RC QP also registers fast-registration MRs; it has no
+ * ATOMIC_WRITE, which no kernel verb of 6.1 posts (a user QP's only).
+ */
+#define SROCE_WQE_OPS_RC_KERNEL                                         \
+	((SROCE_WQE_OPS_RC & ~BIT(SROCE_WQE_ATOMIC_WRITE)) |            \
+	 BIT(SROCE_WQE_REG_MR))
 
 struct sroce_wqe_limits {
 	u32 opcodes;		/* SROCE_WQE_OPS_* of the QP type */
@@ -52,7 +57,8 @@ enum sroce_wqe_verdict {
 	SROCE_WQE_BAD_FLAGS,	/* unknown flag, or inline where not allowed */
 	SROCE_WQE_BAD_RESERVED,	/* a reserved field is not zero */
 	SROCE_WQE_BAD_LENGTH,	/* SGEs/inline over the limits, message too
-				 * long, or an atomic without one 8-byte SGE
+				 * long, an atomic without one 8-byte SGE,
+				 * or an ATOMIC_WRITE with any
 				 */
 };
 
@@ -94,10 +100,17 @@ static inline bool sroce_wqe_is_local(u8 opcode)
 	       opcode == SROCE_WQE_BIND_MW;
 }
 
+/* The atomics that return the value they found into one 8-byte SGE. */
 static inline bool sroce_wqe_is_atomic(u8 opcode)
 {
 	return opcode == SROCE_WQE_ATOMIC_CMP_SWP ||
 	       opcode == SROCE_WQE_ATOMIC_FETCH_ADD;
+}
+
+/* Carries no data segment: the local operations and ATOMIC_WRITE. */
+static inline bool sroce_wqe_has_no_sge(u8 opcode)
+{
+	return sroce_wqe_is_local(opcode) || opcode == SROCE_WQE_ATOMIC_WRITE;
 }
 
 #endif /* SROCE_WQE_H */

@@ -109,6 +109,18 @@ static inline void sroce_wqe_enc_atomic(struct sroce_send_wqe *wqe,
 	wqe->atomic.compare = compare;
 }
 
+/*
+ * An ATOMIC_WRITE's target and the 8 bytes at value, copied as they are in
+ * memory (the responder stores them so, in one access).
+ */
+static inline void sroce_wqe_enc_atomic_write(struct sroce_send_wqe *wqe,
+					      __u64 remote_addr, __u32 rkey,
+					      const void *value)
+{
+	sroce_wqe_enc_raddr(wqe, remote_addr, rkey);
+	memcpy(&wqe->atomic.swap_add, value, sizeof(wqe->atomic.swap_add));
+}
+
 /* A UD destination: the address handle's vector, QPN and Q_Key. */
 static inline void sroce_wqe_enc_ud(struct sroce_send_wqe *wqe,
 				    const struct sroce_wqe_ud *av,

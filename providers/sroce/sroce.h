@@ -25,8 +25,9 @@ _Static_assert(IBV_SEND_FENCE == SROCE_VERBS_SEND_FENCE &&
 #define SROCE_PROVIDER_ABI SROCE_UVERBS_ABI_VERSION
 #endif
 /* Every enum sroce_ucontext_cap bit this provider understands. */
-#define SROCE_PROVIDER_CAPS \
-	((uint64_t)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD))
+#define SROCE_PROVIDER_CAPS                                              \
+	((uint64_t)(SROCE_UCONTEXT_CAP_UD_UC | SROCE_UCONTEXT_CAP_KICK_EVENTFD | \
+		    SROCE_UCONTEXT_CAP_ATOMIC_WRITE))
 
 /* The kernel's limits on what a UD address may hold. */
 #define SROCE_GID_TABLE_LEN 128		/* sgid_index: entries of port 1 */
@@ -42,7 +43,7 @@ _Static_assert(IBV_SEND_FENCE == SROCE_VERBS_SEND_FENCE &&
 #define SROCE_WQE_OPS_RC                                                      \
 	(SROCE_WQE_OPS_UC | (1U << SROCE_WQE_RDMA_READ) |                     \
 	 (1U << SROCE_WQE_ATOMIC_CMP_SWP) | (1U << SROCE_WQE_ATOMIC_FETCH_ADD) | \
-	 (1U << SROCE_WQE_SEND_INV))
+	 (1U << SROCE_WQE_SEND_INV) | (1U << SROCE_WQE_ATOMIC_WRITE))
 
 struct sroce_device {
 	struct verbs_device vdev;

@@ -153,6 +153,18 @@ static void sroce_wr_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
+/* ATOMIC_WRITE carries its 8 bytes in the WQE: no data setter follows. */
+static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t addr, const void *atomic_wr)
+{
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_send_wqe *w = sroce_wr_new(qpx, SROCE_WQE_ATOMIC_WRITE);
+
+	if (w)
+		sroce_wqe_enc_atomic_write(w, addr, rkey, atomic_wr);
+	qp->cur = NULL;
+}
+
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				 uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -301,6 +313,7 @@ static void sroce_qpex_init(struct sroce_qp *qp)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_fetch_add;
+	qpx->wr_atomic_write = sroce_wr_atomic_write;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
@@ -325,6 +338,9 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *context,
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 		send_ops = SROCE_SEND_OPS;
+		if (to_sctx(context)->kernel_caps &
+		    SROCE_UCONTEXT_CAP_ATOMIC_WRITE)
+			send_ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 		break;
 	case IBV_QPT_UC:
 		send_ops = SROCE_SEND_OPS_UC;

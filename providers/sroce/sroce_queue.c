@@ -253,6 +253,10 @@ int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *context,
 	switch (qp_type) {
 	case IBV_QPT_RC:
 		qp->wqe_ops = SROCE_WQE_OPS_RC;
+		/* A kernel that does not say it takes ATOMIC_WRITE fails it. */
+		if (!(to_sctx(context)->kernel_caps &
+		      SROCE_UCONTEXT_CAP_ATOMIC_WRITE))
+			qp->wqe_ops &= ~(1U << SROCE_WQE_ATOMIC_WRITE);
 		break;
 	case IBV_QPT_UC:
 		qp->wqe_ops = SROCE_WQE_OPS_UC;

@@ -186,6 +186,19 @@ watch_nices() {
 # timed CMD...: runs CMD in this shell; one that took 5 s or more says so
 # ("# took N s: CMD"), so that a slower lab shows which phase grew.
 # tests/lab/wire.sh runs each line of a guest's script through it.
+# atomic_write_on [MIN]: rc_remote's clients add ATOMIC_WRITE to their
+# random operations (RC_REMOTE_ATOMIC_WRITE); with MIN (major.minor), only
+# on a kernel from MIN on (rdma_rxe executes it from 6.2).
+atomic_write_on() {
+	local have want
+	if [ -n "${1:-}" ]; then
+		have=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+		want=$(awk -F. '{ print $1 * 1000 + $2 }' <<< "$1")
+		[ "$have" -ge "$want" ] || return 0
+	fi
+	export RC_REMOTE_ATOMIC_WRITE=1
+}
+
 timed() {
 	local t0=$SECONDS rc what="$*"
 	"$@"

@@ -6,6 +6,8 @@
 #   netem loss 5%, reorder 10%, duplicate 2% (and a dead peer each time);
 #   then kill -9, rdma link delete and rmmod under wire traffic;
 # - sroce against rdma_rxe: IPv4 and IPv6, path MTU 4096 and 1024;
+# - ATOMIC_WRITE among rc_remote's operations between sroce devices, and
+#   against rdma_rxe on kernels from 6.2 (make check-kernels' 6.12);
 # - both pairs: rdma_cm (rping -V, ucmatose, udaddy, mckey's UD
 #   multicast, perftest -R), SRQs
 #   (ibv_srq_pingpong -c, ib_send_bw --use-srq), UD and
@@ -221,6 +223,7 @@ big=$((1 << 20))
 # sroce <-> sroce. Phases alternate roles; a client waits for its server.
 # NFS files go up to 16 MiB here (t_storage_nfs_rdma copies 64 MiB on one host).
 pair sroce-sroce "$(guest 10 11 sroce 1500 "
+atomic_write_on
 serve 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 drive 'sroce->sroce IPv6 MTU 1024' \$GID6 2 $iters $((seed + 1)) $big 1024
 check 'netem loses, reorders and duplicates on the link' netem_on
@@ -235,6 +238,7 @@ nvme_phase serve 'nvme sroce->sroce'
 nvme_adversary_phase serve 'nvme adversary'
 nfs_adversary_phase serve 'nfs adversary'
 teardown_server")" "$(guest 11 10 sroce 1500 "
+atomic_write_on
 check 'engine workers start at nice 0' workers_at_nice_0
 watch_nices /tmp/nices drive 'sroce->sroce IPv4 MTU 1024' \$GID4 2 $iters $seed $big 1024
 check 'a worker serving wire QPs ran at nice -10' grep -qx -- -10 /tmp/nices
@@ -256,6 +260,7 @@ teardown_client")"
 # sroce <-> rdma_rxe, jumbo frames for path MTU 4096.
 pair sroce-rxe "$(guest 10 11 sroce 9000 "
 export RC_REMOTE_PEER_RXE=1
+atomic_write_on 6.2
 serve 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 drive 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 serve 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024
@@ -274,6 +279,7 @@ check 'sroce dropped no packet of rdma_rxe for its ICRC' no_icrc_drops
 nvme_phase drive 'nvme sroce->rxe' flap delete")" \
 "$(guest 11 10 rxe 9000 "
 export RC_REMOTE_SKIP_DEAD_PEER=1
+atomic_write_on 6.2
 drive 'rxe->sroce IPv4 MTU 4096' \$GID4 2 $iters $seed $big 4096
 serve 'sroce->rxe IPv6 MTU 4096' \$GID6 2 $iters $((seed + 1)) $big 4096
 drive 'rxe->sroce IPv6 MTU 1024' \$GID6 1 $iters $((seed + 2)) $big 1024

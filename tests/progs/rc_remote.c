@@ -9,8 +9,9 @@
  * and, on each pair, runs ITERATIONS random operations as the requester:
  * SEND and SEND with immediate, RDMA WRITE (with immediate), RDMA READ,
  * compare-and-swap, fetch-and-add, and bursts of WRITEs ended by a READ
- * of what they wrote, with random sizes (1 B to MAX_SIZE), offsets and
- * scatter/gather splits on both sides, inline or not. Data is a seeded
+ * of what they wrote, and ATOMIC_WRITE with RC_REMOTE_ATOMIC_WRITE set;
+ * with random sizes (1 B to MAX_SIZE), offsets and scatter/gather splits
+ * on both sides, inline or not. Data is a seeded
  * pseudo-random stream both ends compute, so the server checks every byte
  * that arrived and the client every byte it read; every completion's
  * status, opcode, length and immediate is checked.
@@ -100,6 +101,13 @@ static int gid_index, sock_fd;
 static size_t max_size;
 static enum ibv_mtu path_mtu;
 static int max_inline;
+/*
+ * RC_REMOTE_ATOMIC_WRITE set on the client: its QPs offer ibv_wr_* and
+ * ATOMIC_WRITE is one more random operation (the server needs a device
+ * that executes it: rdma_rxe before 6.2 does not).
+ */
+static bool atomic_write;
+static int atomic_writes;	/* ATOMIC_WRITEs run on the current pair */
 
 /* The bytes both ends agree on for a seed. */
 static void pattern(uint8_t *p, size_t len, uint64_t seed)
@@ -210,7 +218,20 @@ static void setup_side(struct side *s)
 		tl_die("ibv_reg_mr");
 	init.send_cq = s->cq;
 	init.recv_cq = s->cq;
-	s->qp = ibv_create_qp(pd, &init);
+	if (atomic_write) {
+		struct ibv_qp_init_attr_ex ex = {
+			.qp_type = IBV_QPT_RC, .send_cq = s->cq,
+			.recv_cq = s->cq, .cap = init.cap, .pd = pd,
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
+		};
+
+		s->qp = ibv_create_qp_ex(ctx, &ex);
+		init.cap = ex.cap;
+	} else {
+		s->qp = ibv_create_qp(pd, &init);
+	}
 	if (!s->qp)
 		tl_die("ibv_create_qp");
 	max_inline = init.cap.max_inline_data;
@@ -496,7 +517,7 @@ struct pair {
 
 static const char *const op_names[] = {
 	"SEND", "SEND_IMM", "WRITE", "WRITE_IMM", "READ", "CMP_SWP",
-	"FETCH_ADD", "WRITE_BURST+READ",
+	"FETCH_ADD", "WRITE_BURST+READ", "ATOMIC_WRITE",
 };
 
 static int fail(const char *what, int iter, int op, size_t len)
@@ -586,9 +607,40 @@ static int burst(struct pair *p, uint32_t pi, int iter)
 	return 0;
 }
 
+/*
+ * ATOMIC_WRITE of a random word to an aligned remote offset: the word
+ * lands, the words on either side stay as they were.
+ */
+static int atomic_write_op(struct pair *p, uint32_t pi, int iter)
+{
+	size_t doff = SLACK + ((tl_rnd() % SLACK) & ~7UL);
+	uint64_t v = tl_rnd(), before = tl_rnd(), after = tl_rnd();
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(p->s.qp);
+	const char *why;
+
+	call(M_SET64, pi, doff - 8, before, 0);
+	call(M_SET64, pi, doff, ~v, 0);
+	call(M_SET64, pi, doff + 8, after, 0);
+	ibv_wr_start(x);
+	x->wr_id = 0xb000 + iter;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(x, p->rkey, p->raddr + doff, &v);
+	if (ibv_wr_complete(x))
+		return fail("ibv_wr_complete", iter, 8, 8);
+	why = send_done(p, 0xb000 + iter, 0, false);
+	if (why)
+		return fail(why, iter, 8, 8);
+	if (call(M_GET64, pi, doff, 0, 0).a != v)
+		return fail("the word written", iter, 8, 8);
+	if (call(M_GET64, pi, doff - 8, 0, 0).a != before ||
+	    call(M_GET64, pi, doff + 8, 0, 0).a != after)
+		return fail("the words beside it", iter, 8, 8);
+	return 0;
+}
+
 static int one_op(struct pair *p, uint32_t pi, int iter)
 {
-	int op = tl_rnd() % 8;
+	int op = tl_rnd() % (atomic_write ? 9 : 8);
 	size_t len = (op == 5 || op == 6) ? 8 : tl_rnd_size(max_size);
 	size_t soff = tl_rnd() % SLACK, doff = tl_rnd() % SLACK;
 	struct ibv_sge sge[MAX_SGE];
@@ -601,6 +653,10 @@ static int one_op(struct pair *p, uint32_t pi, int iter)
 
 	if (op == 7)
 		return burst(p, pi, iter);
+	if (op == 8) {
+		atomic_writes++;
+		return atomic_write_op(p, pi, iter);
+	}
 	if (op == 5 || op == 6) {
 		soff &= ~7UL;
 		doff &= ~7UL;
@@ -1017,6 +1073,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	atomic_write = getenv("RC_REMOTE_ATOMIC_WRITE");
 	connect_server(argv[8]);
 	send_msg(M_HELLO, 0, npairs, max_size, path_mtu, 0);
 	pairs = calloc(npairs, sizeof(*pairs));
@@ -1027,10 +1084,14 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < npairs; i++) {
 		bad = 0;
+		atomic_writes = 0;
 		for (it = 0; it < iters && !bad; it++)
 			bad = one_op(&pairs[i], i, it);
 		tl_check(!bad, "pair %u: %d random operations (MTU %d), data and completions verified",
 			 i, bad ? it : iters, mtu);
+		if (atomic_write)
+			tl_check(atomic_writes > 0, "pair %u: %d of them ATOMIC_WRITEs",
+				 i, atomic_writes);
 	}
 	windows(&pairs[npairs - 1], npairs - 1, npairs > 1);
 	if (npairs > 1) {	/* the windows' last check broke the QP */

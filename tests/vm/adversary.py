@@ -46,6 +46,7 @@ SEND_ONLY, WRITE_ONLY, READ_REQ = 0x04, 0x0A, 0x0C
 WRITE_FIRST, WRITE_LAST = 0x06, 0x08
 READ_RESP_ONLY, ACK, ATOMIC_ACK = 0x10, 0x11, 0x12
 COMPARE_SWAP, FETCH_ADD = 0x13, 0x14
+ATOMIC_WRITE = 0x1D
 UC, UD = 0x20, 0x60
 # AETH syndromes.
 SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACCESS = 0x1F, 0x60, 0x61, 0x62
@@ -457,6 +458,34 @@ def main():
                                 struct.pack(">QIQQ", v.va + 512, v.rkey,
                                             0, word + 5)))
     memory_intact("a COMPARE_SWAP that is no replay")
+
+    # An ATOMIC WRITE stores its 8 bytes once and is answered by an empty
+    # READ response; asked again (that answer lost) after a WRITE changed
+    # the word, it is answered again and not stored again.
+    w_psn = t_psn + 1
+    word = struct.pack("<Q", 0x0123456789ABCDEF)
+    peer.send(qpn(q), w_psn, ATOMIC_WRITE, reth(v.va + 520, v.rkey, 8), word)
+    r = peer.recv(5, from_victim(q, READ_RESP_ONLY))
+    check(r is not None and r["psn"] == w_psn and r["payload"] == b"" and
+          r["syndrome"] < 0x20,
+          "an ATOMIC WRITE is answered by an empty READ response")
+    mr[520:528] = word
+    memory_intact("an ATOMIC WRITE")
+    later = bytes(range(0xA0, 0xA8))
+    peer.send(qpn(q), w_psn + 1, WRITE_ONLY, reth(v.va + 520, v.rkey, 8),
+              later)
+    r = peer.recv(5, from_victim(q, ACK))
+    check(r is not None and r["syndrome"] < 0x20 and r["psn"] == w_psn + 1,
+          "a WRITE over the same word is acknowledged")
+    mr[520:528] = later
+    base = counters()["duplicate_requests"]
+    peer.send(qpn(q), w_psn, ATOMIC_WRITE, reth(v.va + 520, v.rkey, 8), word)
+    r = peer.recv(5, from_victim(q, READ_RESP_ONLY))
+    check(r is not None and r["psn"] == w_psn and r["payload"] == b"",
+          "the same ATOMIC WRITE again gets its empty response again")
+    check(counters()["duplicate_requests"] - base == 1,
+          "and is counted as a duplicate")
+    memory_intact("a duplicate ATOMIC WRITE is not stored again")
 
     # The requester side of QP 0: only the peer's true ACK completes.
     peer.drain()

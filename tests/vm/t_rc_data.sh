@@ -1,9 +1,10 @@
 # RC data path on the same host (the shortcut): our integrity program over
-# every opcode, every operation of the ibv_wr_* API (wr_ops), unmodified
+# every opcode, every operation of the ibv_wr_* API (wr_ops), ATOMIC_WRITE
+# (atomic_write), unmodified
 # ibv_rc_pingpong and perftest clients; packets handed over to a QP of the
 # running worker and, with the switch shortcut_hand_over=0 (debugfs),
 # queued as descriptors.
-# vm-checks: 112
+# vm-checks: 141
 . ./lib.sh
 make_veth v0 1
 rdma link add sroce0 type sroce netdev v0
@@ -40,6 +41,15 @@ check "rc_threads (4 threads post to one QP, ibv_post_send and ibv_wr_*)" test $
 "$T/wr_ops" sroce0 1
 check "wr_ops: every ibv_wr_* operation, FENCE, solicited events, an MR at its own iova" \
 	test $? -eq 0
+a0=$(sroce_stat shortcut_answers_back)
+"$T/atomic_write" sroce0 1
+check "atomic_write: ATOMIC_WRITE's bytes and completions, its refusals" test $? -eq 0
+check "ATOMIC_WRITE's empty READ responses came back with their hand-overs ($a0 -> $(sroce_stat shortcut_answers_back))" \
+	test "$(sroce_stat shortcut_answers_back)" -ge $((a0 + 30))
+echo 0 > "$HAND_OVER"
+"$T/atomic_write" sroce0 1
+check "atomic_write, descriptors only (shortcut_hand_over=0)" test $? -eq 0
+echo 1 > "$HAND_OVER"
 r0=$(sroce_stat retransmits) t0=$(sroce_stat timeouts)
 "$T/rd_depth" sroce0 1
 check "rd_depth (the device's READs and atomics in flight at once, data checked)" test $? -eq 0

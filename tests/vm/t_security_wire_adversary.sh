@@ -3,7 +3,7 @@
 # at RC, UC and UD QPs of wire_victim, and checks each answer, each drop
 # counter and every byte of the victim's memory (vm-run checks the log);
 # once over IPv6, once over IPv4.
-# vm-checks: 391
+# vm-checks: 411
 . ./lib.sh
 peer_netns adv 2001:db8::2 2001:db8::3 192.0.2.2 192.0.2.3
 rdma link add sroce0 type sroce netdev v0

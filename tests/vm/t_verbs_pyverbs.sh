@@ -1,7 +1,7 @@
 # rdma-core's pyverbs suite (the one Debian ships) against sroce0: every
 # test that runs must pass, and every one named in pyverbs-pass.txt must
 # be among them; skips are listed with their reasons.
-# vm-checks: 111
+# vm-checks: 112
 . ./lib.sh
 pass_list=$PWD/pyverbs-pass.txt
 # A NIC with a parent device (scripts/check boots the suite with --nic hub)

@@ -40,6 +40,12 @@ enum sroce_ucontext_cap {
 	 * kicks with a POST_SEND command that carries no work request.
 	 */
 	SROCE_UCONTEXT_CAP_KICK_EVENTFD = 1 << 1,
+	/*
+	 * The kernel takes SROCE_WQE_ATOMIC_WRITE on RC QPs. Without it the
+	 * provider offers no ATOMIC_WRITE (a kernel that does not know the
+	 * opcode fails its WQE).
+	 */
+	SROCE_UCONTEXT_CAP_ATOMIC_WRITE = 1 << 2,
 };
 
 struct sroce_alloc_ucontext_req {
@@ -147,6 +153,12 @@ enum sroce_wqe_opcode {
 	SROCE_WQE_REG_MR = 9,
 	/* Binds a memory window, as struct sroce_wqe_bind says; no data. */
 	SROCE_WQE_BIND_MW = 10,
+	/*
+	 * RC only (IBTA 1.5 ATOMIC WRITE): the 8 bytes of atomic.swap_add, as
+	 * they are in memory, stored at raddr in one access that no reader
+	 * sees half done; no data segment, no inline data.
+	 */
+	SROCE_WQE_ATOMIC_WRITE = 11,
 	SROCE_WQE_OPCODE_COUNT
 };
 
@@ -185,7 +197,8 @@ struct sroce_wqe_raddr {
 };
 
 struct sroce_wqe_atomic {
-	__aligned_u64 swap_add;		/* swap value or addend */
+	/* swap value, addend, or the bytes an ATOMIC_WRITE stores */
+	__aligned_u64 swap_add;
 	__aligned_u64 compare;
 };
 

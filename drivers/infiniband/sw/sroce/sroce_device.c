@@ -14,6 +14,12 @@
 #include "sroce.h"
 #include "sroce_verbs.h"
 
+/*
+ * ATOMIC_WRITE on user RC QPs: uverbs' IB_UVERBS_DEVICE_ATOMIC_WRITE, which
+ * 6.2 and later name (an enum constant) and rdma-core reads from the flags.
+ */
+#define SROCE_DEVICE_ATOMIC_WRITE BIT_ULL(40)
+
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
@@ -57,6 +63,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_SRQ_RESIZE;
+	attr->device_cap_flags |= SROCE_DEVICE_ATOMIC_WRITE;
 	/* Windows are entries of the key table, as MRs are. */
 	attr->max_mw = sdev->lim.max_mr;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;

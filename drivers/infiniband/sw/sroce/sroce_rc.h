@@ -13,10 +13,16 @@
 #include "sroce_transport.h"
 #include "sroce_link.h"
 
+/*
+ * The requests that take one of the responder's READ/atomic resources
+ * (max_rd_atomic) and complete only with their own responses: READ, the
+ * atomics, ATOMIC_WRITE.
+ */
 static inline bool sroce_rc_is_rd(u8 wqe_opcode)
 {
 	return wqe_opcode == SROCE_WQE_RDMA_READ ||
-	       sroce_wqe_is_atomic(wqe_opcode);
+	       sroce_wqe_is_atomic(wqe_opcode) ||
+	       wqe_opcode == SROCE_WQE_ATOMIC_WRITE;
 }
 
 /* sroce_rc_req.c */

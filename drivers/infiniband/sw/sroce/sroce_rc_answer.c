@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RC/UC responder's answers: the rd ring of READ responses and atomic
- * ACKs, duplicates answered again from it, and the sending of what the
- * responder owes. Runs in the QP's worker only, the same on either link
- * (sroce_link.h); sroce_rc_resp.c executes the requests.
+ * ACKs (an ATOMIC WRITE's among them), duplicates answered again from it,
+ * and the sending of what the responder owes. Runs in the QP's worker
+ * only, the same on either link (sroce_link.h); sroce_rc_resp.c executes
+ * the requests.
  *
  * Rules:
  * - the rd ring holds, from rd_tail to rd_head, the answers still to
@@ -13,7 +14,8 @@
  *   rd ring first, then a pending NAK or one coalesced ACK for
  *   everything executed so far;
  * - a duplicate is never executed again: a READ is answered again only
- *   as the history recorded it, an atomic with its saved result.
+ *   as the history recorded it, an atomic with its saved result, an
+ *   ATOMIC WRITE with its empty READ response.
  */
 #include <sroce/psn.h>
 #include <sroce/rc_rules.h>
@@ -162,7 +164,8 @@ drop:
 /*
  * A duplicate: SEND and WRITE packets are acknowledged again; a READ is
  * answered again from the history (sroce_rc_replay_read); an atomic's
- * saved result is sent again. Nothing is executed twice.
+ * saved result, or an ATOMIC WRITE's empty response, is sent again.
+ * Nothing is executed twice.
  */
 void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
@@ -176,6 +179,7 @@ void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	case IB_OPCODE_COMPARE_SWAP:
 	case IB_OPCODE_FETCH_ADD:
+	case SROCE_OPCODE_ATOMIC_WRITE:
 		e = sroce_rc_rd_queued_for(qp, pkt->psn);
 		if (e) {
 			/* Still queued: it will be sent anyway. */
@@ -219,12 +223,19 @@ static void sroce_rc_rd_answered(struct sroce_qp *qp, struct sroce_rd_resp *e)
 	}
 }
 
-/* The ACK of the atomic e, with the value it found. */
+/*
+ * The answer of the atomic e, a header-only packet: an atomic's ACK with
+ * the value it found, or an ATOMIC WRITE's READ response without payload.
+ */
 static void sroce_rc_atomic_ack_pkt(struct sroce_qp *qp,
 				    const struct sroce_rd_resp *e,
 				    struct sroce_pkt *pkt)
 {
 	sroce_rc_aeth_pkt(qp, pkt, sroce_aeth_ack(), e->psn);
+	if (e->opcode == SROCE_OPCODE_ATOMIC_WRITE) {
+		pkt->opcode = IB_OPCODE_RDMA_READ_RESPONSE_ONLY;
+		return;
+	}
 	pkt->opcode = IB_OPCODE_ATOMIC_ACKNOWLEDGE;
 	pkt->atmack_orig = e->orig;
 }
@@ -292,8 +303,8 @@ static noinline void sroce_rc_send_answers(struct sroce_qp *qp, int *budget)
  * the responder is concerned, if it is a header-only packet:
  * - the coalesced ACK, with no READ response, atomic ACK, NAK or RNR NAK
  *   waiting before it;
- * - or an atomic's ACK, the only entry of the rd ring, with no ACK and no
- *   NAK owed behind it.
+ * - or an atomic's answer (sroce_rc_atomic_ack_pkt), the only entry of
+ *   the rd ring, with no ACK and no NAK owed behind it.
  */
 bool sroce_rc_answer_now(struct sroce_qp *qp, struct sroce_pkt *answer)
 {

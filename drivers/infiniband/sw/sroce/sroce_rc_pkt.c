@@ -58,6 +58,8 @@ u8 sroce_rc_req_opcode(u8 wqe_opcode, u32 pkt, u32 npkts)
 		return pkt ? SROCE_RC_NO_OPCODE : IB_OPCODE_COMPARE_SWAP;
 	case SROCE_WQE_ATOMIC_FETCH_ADD:
 		return pkt ? SROCE_RC_NO_OPCODE : IB_OPCODE_FETCH_ADD;
+	case SROCE_WQE_ATOMIC_WRITE:
+		return pkt ? SROCE_RC_NO_OPCODE : SROCE_OPCODE_ATOMIC_WRITE;
 	default:
 		return SROCE_RC_NO_OPCODE;
 	}

@@ -90,6 +90,11 @@ static u8 sroce_rc_prepare(struct sroce_qp *qp, struct sroce_swqe *sw)
 	if (c->flags & SROCE_WQE_INLINE) {
 		sw->segs[0] = sroce_kseg(sw->wqe->sge, c->inline_len);
 		sw->num_segs = 1;
+	} else if (c->opcode == SROCE_WQE_ATOMIC_WRITE) {
+		/* Its 8 bytes are in the WQE's copy, as inline data is. */
+		sw->msg_len = sizeof(sw->wqe->atomic.swap_add);
+		sw->segs[0] = sroce_kseg(&sw->wqe->atomic.swap_add, sw->msg_len);
+		sw->num_segs = 1;
 	} else {
 		if (!sroce_sges_to_segs(qp, sw->wqe->sge, c->num_sge,
 					sroce_rc_is_rd(c->opcode) ?
@@ -98,7 +103,8 @@ static u8 sroce_rc_prepare(struct sroce_qp *qp, struct sroce_swqe *sw)
 		sw->num_segs = c->num_sge;
 	}
 	sw->segs_held = true;
-	sw->npkts = sroce_wqe_is_atomic(c->opcode) ? 1 :
+	sw->npkts = sroce_wqe_is_atomic(c->opcode) ||
+		    c->opcode == SROCE_WQE_ATOMIC_WRITE ? 1 :
 		    sroce_rc_npkts(sw->msg_len, qp->path.mtu);
 	qp->req.req_psn = sroce_psn_add(qp->req.req_psn, sw->npkts);
 	return IB_WC_SUCCESS;
@@ -359,7 +365,10 @@ void sroce_rc_handle_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	sroce_rc_rearm(qp);
 }
 
-/* A READ response or an atomic ACK: data for the WQE that holds its PSN. */
+/*
+ * A READ response, an atomic ACK or an ATOMIC_WRITE's empty READ response:
+ * the answer for the WQE that holds its PSN.
+ */
 void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 {
 	const struct sroce_pkt *pkt = rx->pkt;
@@ -423,6 +432,10 @@ void sroce_rc_handle_read_data(struct sroce_qp *qp, const struct sroce_rx *rx)
 		orig = pkt->atmack_orig;
 		copied = sroce_segs_write(sw->segs, sw->num_segs, &orig,
 					  sizeof(orig));
+	} else if (op == SROCE_WQE_ATOMIC_WRITE &&
+		   pkt->opcode == IB_OPCODE_RDMA_READ_RESPONSE_ONLY &&
+		   !pkt->payload_len) {
+		copied = SROCE_COPY_OK;	/* stored there: nothing to copy */
 	} else {
 		sroce_stat_add(qp->sdev, SROCE_STAT_RX_DROP_PROTOCOL, 1);
 		return;

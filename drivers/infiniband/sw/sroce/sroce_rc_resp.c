@@ -311,6 +311,41 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 	return SROCE_RC_DONE;
 }
 
+/*
+ * ATOMIC WRITE: exactly 8 bytes (RETH and payload) to an 8-byte aligned
+ * va, through an rkey with remote write access, stored as one access; its
+ * answer (an empty READ response) is queued in the rd ring as an atomic's
+ * ACK is, so that a duplicate is answered and never stored again.
+ */
+static enum sroce_rc_verdict sroce_rc_exec_atomic_write(struct sroce_qp *qp,
+							const struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = rx->pkt;
+	struct sroce_seg val_seg;
+	struct sroce_rd_resp *e;
+	u64 val;
+	int err;
+
+	if (pkt->reth_len != sizeof(val) || pkt->payload_len != sizeof(val) ||
+	    pkt->reth_va & (sizeof(val) - 1))
+		return SROCE_RC_NAK_INVALID;
+	if (sroce_rc_rd_full(qp))
+		return SROCE_RC_DROP;
+	val_seg = sroce_kseg(&val, sizeof(val));
+	if (sroce_segs_copy(&val_seg, 1, rx->seg, rx->num_seg, sizeof(val)))
+		return SROCE_RC_NAK_ACCESS;	/* its payload could not be read */
+	err = sroce_remote_atomic_write(qp, pkt->reth_rkey, pkt->reth_va, val);
+	if (err)	/* misaligned memory, as a misaligned va above */
+		return err == -EINVAL ? SROCE_RC_NAK_INVALID :
+					SROCE_RC_NAK_ACCESS;
+	e = sroce_rc_rd_push(qp);
+	e->opcode = pkt->opcode;
+	e->psn = pkt->psn;
+	e->npkts = 1;
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	return SROCE_RC_DONE;
+}
+
 /* Fatal for the connection: says why (a NAK for psn), then stops. */
 void sroce_rc_fatal_nak(struct sroce_qp *qp, u8 nak, u32 psn)
 {
@@ -448,6 +483,9 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 		case IB_OPCODE_FETCH_ADD:
 			v = sroce_rc_exec_atomic(qp, pkt);
 			break;
+		case SROCE_OPCODE_ATOMIC_WRITE:
+			v = sroce_rc_exec_atomic_write(qp, rx);
+			break;
 		default:
 			v = SROCE_RC_NAK_INVALID;
 			break;
@@ -463,12 +501,13 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 					       pkt->opcode == IB_OPCODE_RDMA_READ_REQUEST,
 					       sroce_rc_rd_at(qp, qp->resp.rd_head - 1)->npkts);
 		/*
-		 * READs and atomics are acknowledged by their responses. An
-		 * ACK request that finds one owed already is answered by that
-		 * one ACK, sent at the end of the pass for everything up to
-		 * rx_expected_psn: counted as coalesced.
+		 * READs, atomics and ATOMIC WRITEs are acknowledged by their
+		 * responses. An ACK request that finds one owed already is
+		 * answered by that one ACK, sent at the end of the pass for
+		 * everything up to rx_expected_psn: counted as coalesced.
 		 */
-		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD)) {
+		if (pkt->ack_req && (flags & SROCE_HDR_PAYLOAD) &&
+		    pkt->opcode != SROCE_OPCODE_ATOMIC_WRITE) {
 			if (qp->resp.ack_pending)
 				sroce_stat_add(qp->sdev,
 					       SROCE_STAT_ACKS_COALESCED, 1);

@@ -295,3 +295,36 @@ out:
 	sroce_segs_put(&seg, 1);
 	return err;
 }
+
+/*
+ * Stores val in the responder's 8 bytes at (rkey, va) (ATOMIC WRITE): 0,
+ * -EACCES if the rkey does not grant remote write there, or -EINVAL if the
+ * memory behind va is not 8-byte aligned. One store with release order:
+ * a reader sees the old or the new 8 bytes, and everything this QP wrote
+ * before it.
+ */
+int sroce_remote_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val)
+{
+	struct sroce_mr_access acc;
+	struct sroce_seg seg;
+	atomic64_t *p;
+	u32 chunk;
+	int err = 0;
+
+	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_WRITE,
+			   &seg))
+		return -EACCES;
+	p = sroce_mr_access_begin(&seg, seg.addr, &chunk, &acc);
+	if (!p) {
+		err = -EACCES;
+		goto out;
+	}
+	if ((uintptr_t)p & (sizeof(u64) - 1))
+		err = -EINVAL;
+	else
+		atomic64_set_release(p, val);
+	sroce_mr_access_end(&acc, p);
+out:
+	sroce_segs_put(&seg, 1);
+	return err;
+}

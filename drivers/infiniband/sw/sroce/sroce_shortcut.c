@@ -53,7 +53,8 @@
  * packet to the same QPN, and checks these rules again each time.
  *
  * Answering back: when the one answer the destination then owes is an ACK
- * or an atomic's ACK (sroce_link_take_fn), the hand-over carries it back
+ * or an atomic's answer (an atomic's ACK, an ATOMIC WRITE's empty READ
+ * response; sroce_link_take_fn), the hand-over carries it back
  * at once, parked for the sender (qp->lrx.answer), instead of the
  * destination's run sending it:
  * - only while nothing else is queued to the sender, so the order stays;

@@ -15,6 +15,13 @@
 #include "sroce_wq.h"
 #include "sroce_trace.h"
 
+/*
+ * The completion opcode of an ATOMIC_WRITE: uverbs' IB_UVERBS_WC_ATOMIC_WRITE
+ * (6.2 and later name it). Only user QPs post ATOMIC_WRITE, and only a user
+ * CQ reads it; a kernel CQ never sees it (on 6.1, 9 is another opcode).
+ */
+#define SROCE_WC_ATOMIC_WRITE 9
+
 static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 	[SROCE_WQE_SEND] = IB_WC_SEND,
 	[SROCE_WQE_SEND_IMM] = IB_WC_SEND,
@@ -27,6 +34,7 @@ static const u8 sroce_wc_opcode[SROCE_WQE_OPCODE_COUNT] = {
 	[SROCE_WQE_SEND_INV] = IB_WC_SEND,
 	[SROCE_WQE_REG_MR] = IB_WC_REG_MR,
 	[SROCE_WQE_BIND_MW] = IB_WC_BIND_MW,
+	[SROCE_WQE_ATOMIC_WRITE] = SROCE_WC_ATOMIC_WRITE,
 };
 
 void sroce_qp_error(struct sroce_qp *qp)

@@ -30,7 +30,7 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 		/* Inline data is something to send or write, nothing else. */
 		if (ctrl->opcode == SROCE_WQE_RDMA_READ ||
 		    sroce_wqe_is_atomic(ctrl->opcode) ||
-		    sroce_wqe_is_local(ctrl->opcode))
+		    sroce_wqe_has_no_sge(ctrl->opcode))
 			return SROCE_WQE_BAD_FLAGS;
 		if (ctrl->num_sge || ctrl->inline_len > lim->max_inline ||
 		    ctrl->inline_len > room)
@@ -46,7 +46,7 @@ enum sroce_wqe_verdict sroce_wqe_check_ctrl(const struct sroce_wqe_ctrl *ctrl,
 		return SROCE_WQE_BAD_LENGTH;
 	if (sroce_wqe_is_atomic(ctrl->opcode) && ctrl->num_sge != 1)
 		return SROCE_WQE_BAD_LENGTH;
-	if (sroce_wqe_is_local(ctrl->opcode) && ctrl->num_sge)
+	if (sroce_wqe_has_no_sge(ctrl->opcode) && ctrl->num_sge)
 		return SROCE_WQE_BAD_LENGTH;
 	*extra = ctrl->num_sge * sizeof(struct sroce_sge);
 	return SROCE_WQE_OK;
