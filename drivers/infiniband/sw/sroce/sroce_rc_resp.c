@@ -283,22 +283,52 @@ static enum sroce_rc_verdict sroce_rc_exec_read(struct sroce_qp *qp,
 	return SROCE_RC_DONE;
 }
 
+/*
+ * The atomics and ATOMIC WRITE: 8 bytes at an 8-byte aligned va. An ATOMIC
+ * WRITE carries exactly those 8 bytes (RETH length and payload) and needs
+ * remote write access. The answer (an atomic's ACK with the value found,
+ * an ATOMIC WRITE's empty READ response) is queued in the rd ring, so that
+ * a duplicate is answered and never executed again.
+ */
 static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
-						  const struct sroce_pkt *pkt)
+						  const struct sroce_rx *rx)
 {
+	const struct sroce_pkt *pkt = rx->pkt;
+	u64 va = pkt->atm_va, swap_add = pkt->atm_swap_add, orig = 0;
+	u32 rkey = pkt->atm_rkey;
 	struct sroce_rd_resp *e;
-	u64 orig;
+	struct sroce_seg val;
+	u8 op;
 	int err;
 
-	if (pkt->atm_va & 7)
+	switch (pkt->opcode) {
+	case IB_OPCODE_COMPARE_SWAP:
+		op = SROCE_WQE_ATOMIC_CMP_SWP;
+		break;
+	case IB_OPCODE_FETCH_ADD:
+		op = SROCE_WQE_ATOMIC_FETCH_ADD;
+		break;
+	default:	/* SROCE_OPCODE_ATOMIC_WRITE */
+		op = SROCE_WQE_ATOMIC_WRITE;
+		va = pkt->reth_va;
+		rkey = pkt->reth_rkey;
+		if (pkt->reth_len != sizeof(u64) ||
+		    pkt->payload_len != sizeof(u64))
+			return SROCE_RC_NAK_INVALID;
+		break;
+	}
+	if (va & 7)
 		return SROCE_RC_NAK_INVALID;
 	if (sroce_rc_rd_full(qp))
 		return SROCE_RC_DROP;
-	err = sroce_remote_atomic(qp, pkt->atm_rkey, pkt->atm_va,
-				  pkt->opcode == IB_OPCODE_COMPARE_SWAP ?
-				  SROCE_WQE_ATOMIC_CMP_SWP :
-				  SROCE_WQE_ATOMIC_FETCH_ADD,
-				  pkt->atm_swap_add, pkt->atm_compare, &orig);
+	if (op == SROCE_WQE_ATOMIC_WRITE) {
+		val = sroce_kseg(&swap_add, sizeof(swap_add));
+		if (sroce_segs_copy(&val, 1, rx->seg, rx->num_seg,
+				    sizeof(swap_add)))
+			return SROCE_RC_NAK_ACCESS;
+	}
+	err = sroce_remote_atomic(qp, rkey, va, op, swap_add, pkt->atm_compare,
+				  &orig);
 	if (err)	/* misaligned memory, as a misaligned va above */
 		return err == -EINVAL ? SROCE_RC_NAK_INVALID :
 					SROCE_RC_NAK_ACCESS;
@@ -307,41 +337,6 @@ static enum sroce_rc_verdict sroce_rc_exec_atomic(struct sroce_qp *qp,
 	e->psn = pkt->psn;
 	e->npkts = 1;
 	e->orig = orig;
-	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
-	return SROCE_RC_DONE;
-}
-
-/*
- * ATOMIC WRITE: exactly 8 bytes (RETH and payload) to an 8-byte aligned
- * va, through an rkey with remote write access, stored as one access; its
- * answer (an empty READ response) is queued in the rd ring as an atomic's
- * ACK is, so that a duplicate is answered and never stored again.
- */
-static enum sroce_rc_verdict sroce_rc_exec_atomic_write(struct sroce_qp *qp,
-							const struct sroce_rx *rx)
-{
-	const struct sroce_pkt *pkt = rx->pkt;
-	struct sroce_seg val_seg;
-	struct sroce_rd_resp *e;
-	u64 val;
-	int err;
-
-	if (pkt->reth_len != sizeof(val) || pkt->payload_len != sizeof(val) ||
-	    pkt->reth_va & (sizeof(val) - 1))
-		return SROCE_RC_NAK_INVALID;
-	if (sroce_rc_rd_full(qp))
-		return SROCE_RC_DROP;
-	val_seg = sroce_kseg(&val, sizeof(val));
-	if (sroce_segs_copy(&val_seg, 1, rx->seg, rx->num_seg, sizeof(val)))
-		return SROCE_RC_NAK_ACCESS;	/* its payload could not be read */
-	err = sroce_remote_atomic_write(qp, pkt->reth_rkey, pkt->reth_va, val);
-	if (err)	/* misaligned memory, as a misaligned va above */
-		return err == -EINVAL ? SROCE_RC_NAK_INVALID :
-					SROCE_RC_NAK_ACCESS;
-	e = sroce_rc_rd_push(qp);
-	e->opcode = pkt->opcode;
-	e->psn = pkt->psn;
-	e->npkts = 1;
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 	return SROCE_RC_DONE;
 }
@@ -481,10 +476,8 @@ void sroce_rc_request(struct sroce_qp *qp, const struct sroce_rx *rx)
 			break;
 		case IB_OPCODE_COMPARE_SWAP:
 		case IB_OPCODE_FETCH_ADD:
-			v = sroce_rc_exec_atomic(qp, pkt);
-			break;
 		case SROCE_OPCODE_ATOMIC_WRITE:
-			v = sroce_rc_exec_atomic_write(qp, rx);
+			v = sroce_rc_exec_atomic(qp, rx);
 			break;
 		default:
 			v = SROCE_RC_NAK_INVALID;

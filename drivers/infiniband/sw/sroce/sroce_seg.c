@@ -259,12 +259,14 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 }
 
 /*
- * Applies an atomic to the responder's 8 bytes at (rkey, va): 0, -EACCES if
- * the rkey does not grant it, or -EINVAL if the memory behind va is not
- * 8-byte aligned (a zero-based window or an MR registered at another iova
- * can put an aligned va on any byte). The CPU's atomic instruction orders
- * it against every other atomic; atomic64_t's, so that both opcodes share
- * one implementation where 64-bit atomics are emulated.
+ * Applies an atomic (wqe_opcode: CMP_SWP, FETCH_ADD, or ATOMIC_WRITE, which
+ * stores swap_add with release order and finds nothing) to the responder's
+ * 8 bytes at (rkey, va): 0, -EACCES if the rkey does not grant it (remote
+ * atomic; remote write for ATOMIC_WRITE), or -EINVAL if the memory behind
+ * va is not 8-byte aligned (a zero-based window or an MR registered at
+ * another iova can put an aligned va on any byte). The CPU's atomic
+ * instruction orders it against every other atomic; atomic64_t's, so that
+ * all opcodes share one implementation where 64-bit atomics are emulated.
  */
 int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			u64 swap_add, u64 compare, u64 *orig)
@@ -275,7 +277,9 @@ int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 	u32 chunk;
 	int err = 0;
 
-	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
+	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64),
+			   wqe_opcode == SROCE_WQE_ATOMIC_WRITE ?
+			   IB_ACCESS_REMOTE_WRITE : IB_ACCESS_REMOTE_ATOMIC,
 			   &seg))
 		return -EACCES;
 	p = sroce_mr_access_begin(&seg, seg.addr, &chunk, &acc);
@@ -286,43 +290,12 @@ int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 	/* Aligned, so all 8 bytes are in the page mapped. */
 	if ((uintptr_t)p & (sizeof(u64) - 1))
 		err = -EINVAL;
+	else if (wqe_opcode == SROCE_WQE_ATOMIC_WRITE)
+		atomic64_set_release(p, swap_add);
 	else if (wqe_opcode == SROCE_WQE_ATOMIC_CMP_SWP)
 		*orig = atomic64_cmpxchg(p, compare, swap_add);
 	else
 		*orig = atomic64_fetch_add(swap_add, p);
-	sroce_mr_access_end(&acc, p);
-out:
-	sroce_segs_put(&seg, 1);
-	return err;
-}
-
-/*
- * Stores val in the responder's 8 bytes at (rkey, va) (ATOMIC WRITE): 0,
- * -EACCES if the rkey does not grant remote write there, or -EINVAL if the
- * memory behind va is not 8-byte aligned. One store with release order:
- * a reader sees the old or the new 8 bytes, and everything this QP wrote
- * before it.
- */
-int sroce_remote_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val)
-{
-	struct sroce_mr_access acc;
-	struct sroce_seg seg;
-	atomic64_t *p;
-	u32 chunk;
-	int err = 0;
-
-	if (sroce_rkey_seg(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_WRITE,
-			   &seg))
-		return -EACCES;
-	p = sroce_mr_access_begin(&seg, seg.addr, &chunk, &acc);
-	if (!p) {
-		err = -EACCES;
-		goto out;
-	}
-	if ((uintptr_t)p & (sizeof(u64) - 1))
-		err = -EINVAL;
-	else
-		atomic64_set_release(p, val);
 	sroce_mr_access_end(&acc, p);
 out:
 	sroce_segs_put(&seg, 1);

@@ -88,6 +88,5 @@ int sroce_rkey_seg(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 		   int access, struct sroce_seg *seg);
 int sroce_remote_atomic(struct sroce_qp *qp, u32 rkey, u64 va, u8 wqe_opcode,
 			u64 swap_add, u64 compare, u64 *orig);
-int sroce_remote_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val);
 
 #endif /* SROCE_SEG_H */
