@@ -8,7 +8,9 @@
 # the end the host prints the medians with sroce's ratios.
 # SROCE_BENCH_SET_B="name=value,...": one more transport in each round,
 # sroce with those switches (sroce_switch) on both VMs, printed after the
-# table beside sroce as it is (B/A): a change measured in one boot.
+# table beside sroce as it is (B/A): a change measured in one boot; or
+# SROCE_BENCH_SET_B="ko=PATH": sroce.ko from PATH on both VMs instead
+# (scripts/bench storage compare REV two-hosts).
 set -u
 role=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +26,8 @@ fi
 
 rounds=${SROCE_BENCH_ROUNDS:-3}
 set_b=${SROCE_BENCH_SET_B:-}
+ko_b=
+[ "${set_b#ko=}" = "$set_b" ] || ko_b=${set_b#ko=}
 # switches_write SET: writes each name=value of SET, printing what each
 # was before as a SET.
 switches_write() {
@@ -41,12 +45,21 @@ for round in $(seq 1 "$rounds"); do
 		trtype=rdma
 		case $tr in
 		rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$IF" ;;
-		sroce | sroceB)
+		sroce)
 			modprobe sroce && rdma link add sroce0 type sroce netdev "$IF"
+			;;
+		sroceB)
+			# modprobe would keep a module of the name loaded.
+			if [ -n "$ko_b" ]; then
+				rmmod sroce 2> /dev/null
+				insmod "$ko_b"
+			else
+				modprobe sroce
+			fi && rdma link add sroce0 type sroce netdev "$IF"
 			;;
 		tcp) trtype=tcp ;;
 		esac
-		if [ "$tr" = sroceB ]; then
+		if [ "$tr" = sroceB ] && [ -z "$ko_b" ]; then
 			saved=$(switches_write "$set_b") || echo "# sroceB: cannot set $set_b"
 		fi
 		if [ "$role" = target ]; then
@@ -73,7 +86,8 @@ for round in $(seq 1 "$rounds"); do
 		sleep 1
 		case $tr in
 		rxe) rdma link delete rxe0; rmmod rdma_rxe ;;
-		sroce | sroceB) rdma link delete sroce0 ;;
+		sroce) rdma link delete sroce0 ;;
+		sroceB) rdma link delete sroce0; [ -z "$ko_b" ] || rmmod sroce ;;
 		esac
 		[ "$tr" = sroceB ] && [ -n "${saved:-}" ] && switches_write "$saved" > /dev/null
 	done
