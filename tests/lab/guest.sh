@@ -183,9 +183,6 @@ watch_nices() {
 	wait "$w" 2> /dev/null
 }
 
-# timed CMD...: runs CMD in this shell; one that took 5 s or more says so
-# ("# took N s: CMD"), so that a slower lab shows which phase grew.
-# tests/lab/wire.sh runs each line of a guest's script through it.
 # atomic_write_on [MIN]: rc_remote's clients add ATOMIC_WRITE to their
 # random operations (RC_REMOTE_ATOMIC_WRITE); with MIN (major.minor), only
 # on a kernel from MIN on (rdma_rxe executes it from 6.2).
@@ -199,6 +196,9 @@ atomic_write_on() {
 	export RC_REMOTE_ATOMIC_WRITE=1
 }
 
+# timed CMD...: runs CMD in this shell; one that took 5 s or more says so
+# ("# took N s: CMD"), so that a slower lab shows which phase grew.
+# tests/lab/wire.sh runs each line of a guest's script through it.
 timed() {
 	local t0=$SECONDS rc what="$*"
 	"$@"
